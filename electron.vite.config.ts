@@ -1,0 +1,19 @@
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { defineConfig } from 'electron-vite';
+import { resolve } from 'node:path';
+
+// Custom layout (electron-vite docs): electron/main, electron/preload, and a root renderer/.
+// Native modules (better-sqlite3, keytar) stay external: they are loaded from node_modules at run time.
+export default defineConfig({
+  main: {
+    build: { rollupOptions: { input: { index: resolve(import.meta.dirname, 'electron/main/index.ts') } } },
+  },
+  preload: {
+    build: { rollupOptions: { input: { index: resolve(import.meta.dirname, 'electron/preload/index.ts') } } },
+  },
+  renderer: {
+    root: 'renderer',
+    plugins: [svelte()],
+    build: { rollupOptions: { input: { index: resolve(import.meta.dirname, 'renderer/index.html') } } },
+  },
+});

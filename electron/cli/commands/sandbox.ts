@@ -1,0 +1,80 @@
+import { DEPLOYMENTS, loadUsersFile, parseFaultSpec, startSandbox, type SandboxOptions } from '../../../sandbox/index.js';
+import { intFlag, parseArgs, UsageError } from '../args.js';
+
+export const SANDBOX_HELP = `docsync sandbox [--port N] [--data DIR] [--faults SPEC] [options]
+  Runs the local sandbox service on 127.0.0.1 until SIGINT/SIGTERM.
+  --port N               port to listen on; 0 (default) picks a free one
+  --data DIR             keep state in DIR across restarts (default: a fresh temporary folder)
+  --faults SPEC          e.g. 5xx=0.1,429=0.05,reset=0.02,latency=50,retryafter=1,seed=7
+  --users FILE           JSON {org, users:[{token, username, email, orgAdmin, auditLogs, serviceAccount, workspaces}]}
+  --part-size BYTES      multipart part size (default 10485760)
+  --page-delay-ms MS     processing time per page (default 200)
+  --job-delay-ms MS      time a job spends PENDING and RUNNING (default 250)
+  --results-page-size N  files per results page (default 20)
+  --context-header NAME  name of the context header (default Svc-Context)
+  --secrets-namespace S  namespace segment of /v2/S/secrets (default svc)`;
+
+export async function sandboxCommand(argv: string[]): Promise<void> {
+  const args = parseArgs(argv, {
+    values: ['port', 'data', 'faults', 'users', 'part-size', 'page-delay-ms', 'job-delay-ms', 'results-page-size', 'context-header', 'secrets-namespace', 'part-order-grace-ms'],
+  });
+  if (args.positional.length) throw new UsageError(`unexpected argument "${args.positional[0]}"`);
+  const opts: Partial<SandboxOptions> = {};
+  const set = <K extends keyof SandboxOptions>(k: K, v: SandboxOptions[K] | undefined): void => {
+    if (v !== undefined) opts[k] = v;
+  };
+  const port = intFlag(args, 'port');
+  if (port !== undefined && port > 65535) throw new UsageError('--port must be at most 65535');
+  set('port', port);
+  set('dataDir', args.flags.get('data'));
+  const faults = args.flags.get('faults');
+  if (faults !== undefined) {
+    try {
+      opts.faults = parseFaultSpec(faults);
+    } catch (err) {
+      throw new UsageError(`--faults: ${(err as Error).message}`);
+    }
+  }
+  const users = args.flags.get('users');
+  if (users !== undefined) {
+    try {
+      opts.users = loadUsersFile(users);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
+  set('partSize', intFlag(args, 'part-size', 1));
+  set('pageDelayMs', intFlag(args, 'page-delay-ms'));
+  set('jobDelayMs', intFlag(args, 'job-delay-ms'));
+  set('resultsPageSize', intFlag(args, 'results-page-size', 1));
+  set('partOrderGraceMs', intFlag(args, 'part-order-grace-ms'));
+  set('contextHeader', args.flags.get('context-header'));
+  set('secretsNamespace', args.flags.get('secrets-namespace'));
+
+  let sandbox;
+  try {
+    sandbox = await startSandbox(opts);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE') throw new UsageError(`port ${port} is already in use`);
+    if (e.code === 'EACCES') throw new UsageError(`not allowed to listen on port ${port}`);
+    throw err;
+  }
+  console.log(`sandbox listening on ${sandbox.url}`);
+  console.log(`data: ${sandbox.dataDir}`);
+  console.log('tokens: admin-token (org admin), member-token (member of "team"), service-token (service account)');
+  console.log(`deployments: ${DEPLOYMENTS.map((d) => d.id).join(', ')}`);
+  if (sandbox.faults) console.log(`faults: ${faults}`);
+
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await sandbox.close();
+  console.log('sandbox stopped');
+}

@@ -1,0 +1,40 @@
+import type { FaultSpec } from './faults.js';
+import type { UsersConfig } from './users.js';
+
+/** Everything that shapes one sandbox instance. Defaults suit a person trying DocSync; tests shrink the delays. */
+export interface SandboxOptions {
+  /** 0 picks a free port. */
+  port: number;
+  /** State folder; survives restarts. A fresh temporary folder when absent. */
+  dataDir?: string;
+  faults?: FaultSpec;
+  users?: UsersConfig;
+  /** Bytes per multipart part (spec: returned at session start; the published example is 10 MiB). */
+  partSize: number;
+  /** How long an out-of-order part waits for its predecessor to begin before it is refused. */
+  partOrderGraceMs: number;
+  /** Processing time per page of a run. */
+  pageDelayMs: number;
+  /** Time a job spends in PENDING and again in RUNNING. */
+  jobDelayMs: number;
+  /** Files per results page. */
+  resultsPageSize: number;
+  /** Name of the context header. */
+  contextHeader: string;
+  /** The namespace segment of /v2/{ns}/secrets. */
+  secretsNamespace: string;
+  /** Largest JSON request body. */
+  maxJsonBytes: number;
+}
+
+export const DEFAULT_OPTIONS: SandboxOptions = {
+  port: 0,
+  partSize: 10 * 1024 * 1024,
+  partOrderGraceMs: 2000,
+  pageDelayMs: 200,
+  jobDelayMs: 250,
+  resultsPageSize: 20,
+  contextHeader: 'Svc-Context',
+  secretsNamespace: 'svc',
+  maxJsonBytes: 1024 * 1024,
+};
