@@ -65,7 +65,7 @@ export const CURRENCY_SYMBOLS: Record<string, string> = { $: 'USD', '€': 'EUR'
 const CODE = `(?:${CURRENCY_CODES.join('|')})`;
 const SYMBOL = '[$€£¥]';
 const NUMBER = '\\d{1,3}(?:[,.\\u00a0]\\d{3})+(?:[.,]\\d{1,2})?|\\d+(?:[.,]\\d{1,2})?';
-const AMOUNT_RE = new RegExp(`(?:(${CODE})\\s?|(${SYMBOL})\\s?)?(-)?(${NUMBER})(?:\\s?(${CODE}|${SYMBOL}))?(?![\\d])`, 'g');
+const AMOUNT_RE = new RegExp(`(-)?(?:(${CODE})\\s?|(${SYMBOL})\\s?)?(-)?(${NUMBER})(?:\\s?(${CODE}|${SYMBOL}))?(?![\\d])`, 'g');
 
 export interface FoundAmount extends Found {
   /** Currency written with the amount (ISO code), if any. */
@@ -77,10 +77,10 @@ export function findAmount(text: string, preferMarked = true): FoundAmount | nul
   let first: FoundAmount | null = null;
   for (const m of text.matchAll(AMOUNT_RE)) {
     // Skip digits glued to letters (an invoice number like INV-1001 is not an amount).
-    if (m.index > 0 && /[A-Za-z0-9-]/.test(text[m.index - 1] ?? '') && !m[1] && !m[2]) continue;
-    const value = normaliseNumber(m[4] ?? '', m[3] === '-');
+    if (m.index > 0 && /[A-Za-z0-9-]/.test(text[m.index - 1] ?? '') && !m[2] && !m[3]) continue;
+    const value = normaliseNumber(m[5] ?? '', m[1] === '-' || m[4] === '-');
     if (value === null) continue;
-    const mark = m[1] ?? m[2] ?? m[5] ?? null;
+    const mark = m[2] ?? m[3] ?? m[6] ?? null;
     const currency = mark === null ? null : (CURRENCY_SYMBOLS[mark] ?? mark);
     const found = { value, index: m.index, length: m[0].trimEnd().length, currency };
     if (!preferMarked || currency !== null) return found;

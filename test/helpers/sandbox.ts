@@ -22,9 +22,9 @@ export function caller(base: string, token: string | null = 'admin-token', extra
   return async function call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer<T>> {
     const h: Record<string, string> = { ...extraHeaders, ...headers };
     if (token) h.Authorization = `Bearer ${token}`;
-    let payload: BodyInit | undefined;
+    let payload: RequestInit['body'];
     if (body instanceof Uint8Array || typeof body === 'string') {
-      payload = body as BodyInit;
+      payload = body as Uint8Array | string;
       h['Content-Type'] ??= 'application/octet-stream';
     } else if (body !== undefined) {
       payload = JSON.stringify(body);

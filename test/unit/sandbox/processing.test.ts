@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,7 +75,6 @@ function expectErrorDocument(file: ProcessedFile, msg: RegExp): void {
 }
 
 async function pdfPageCount(p: string): Promise<number> {
-  const { readFile } = await import('node:fs/promises');
   const pdf = await getDocument({ data: new Uint8Array(await readFile(p)), verbosity: 0 }).promise;
   const n = pdf.numPages;
   await pdf.destroy();
@@ -324,7 +323,7 @@ describe('writeDocumentPdf', () => {
     await writeDocumentPdf(txt, 'multi.txt', doc, out, { passwords: {} });
     expect(await pdfPageCount(out)).toBe(3);
     // The rendering reads back as the same invoice.
-    expect(values((await run('rerendered.pdf', await import('node:fs/promises').then((fs) => fs.readFile(out)))).documents[0])).toMatchObject({
+    expect(values((await run('rerendered.pdf', await readFile(out))).documents[0])).toMatchObject({
       invoice_number: 'INV-1001',
       total_amount: '1234.50',
     });
