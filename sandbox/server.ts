@@ -62,16 +62,20 @@ export async function startSandbox(given: Partial<SandboxOptions> = {}): Promise
   let closed = false;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Route on the raw path: URL parsing would resolve "." and ".." segments before the
+    // path checks could refuse them.
+    const rawPath = (req.url ?? '/').split('?')[0] as string;
     const url = new URL(req.url ?? '/', 'http://sandbox');
+    const pathname = rawPath.startsWith('/') ? rawPath : `/${rawPath}`;
     const method = req.method ?? 'GET';
-    const isSandboxCall = url.pathname === '/sandbox' || url.pathname.startsWith('/sandbox/');
+    const isSandboxCall = pathname === '/sandbox' || pathname.startsWith('/sandbox/');
     let user: SandboxUser | null = null;
     let logType: Route['logType'] = 'api_v2';
     res.once('close', () => {
       if (closed || (isSandboxCall && logType !== 'review_v2')) return;
       recordAudit(core, {
         ts_ms: Date.now(), email: user?.email ?? '', user_ip: req.socket.remoteAddress ?? '',
-        log_type: logType, method, path: url.pathname, status: res.headersSent ? res.statusCode : 0,
+        log_type: logType, method, path: pathname, status: res.headersSent ? res.statusCode : 0,
       });
     });
 
@@ -100,9 +104,9 @@ export async function startSandbox(given: Partial<SandboxOptions> = {}): Promise
       }
     }
 
-    const match = router.match(method, url.pathname);
-    if (!match) throw new HttpError(404, `no such endpoint: ${method} ${url.pathname}`);
-    if (!('route' in match)) throw new HttpError(405, `${method} is not allowed on ${url.pathname}; allowed: ${match.methods.join(', ')}`, { Allow: match.methods.join(', ') });
+    const match = router.match(method, pathname);
+    if (!match) throw new HttpError(404, `no such endpoint: ${method} ${pathname}`);
+    if (!('route' in match)) throw new HttpError(405, `${method} is not allowed on ${pathname}; allowed: ${match.methods.join(', ')}`, { Allow: match.methods.join(', ') });
     const { route, params } = match;
     logType = route.logType;
     if (route.auth !== 'none') {

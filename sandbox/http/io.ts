@@ -47,11 +47,13 @@ export function drain(req: IncomingMessage): void {
 
 /**
  * Streams the request body into `path` (never held in memory) and returns its size.
- * `maxBytes`, when given, stops a body that is too long as soon as it passes the limit.
- * On any failure the partial file is removed.
+ * `maxBytes` stops a body that is too long as soon as it passes the limit. With `offset`
+ * the body is written into an existing file at that position (multipart parts); without it
+ * a new file is written and removed again on any failure.
  */
-export async function streamBodyToFile(req: IncomingMessage, path: string, maxBytes?: number): Promise<number> {
+export async function streamBodyToFile(req: IncomingMessage, path: string, opts: { maxBytes?: number; offset?: number } = {}): Promise<number> {
   let size = 0;
+  const { maxBytes, offset } = opts;
   const counter = new Transform({
     transform(chunk: Buffer, _enc, cb) {
       size += chunk.length;
@@ -59,10 +61,11 @@ export async function streamBodyToFile(req: IncomingMessage, path: string, maxBy
       else cb(null, chunk);
     },
   });
+  const out = offset === undefined ? createWriteStream(path) : createWriteStream(path, { flags: 'r+', start: offset });
   try {
-    await pipeline(req, counter, createWriteStream(path));
+    await pipeline(req, counter, out);
   } catch (err) {
-    await rm(path, { force: true });
+    if (offset === undefined) await rm(path, { force: true });
     if (err instanceof HttpError) {
       drain(req);
       throw err;

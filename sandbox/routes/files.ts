@@ -161,6 +161,9 @@ export function filesRoutes(core: SandboxCore): Route[] {
           } finally {
             await rm(tmp, { force: true });
           }
+          // Spec 4.8: 201 only when the request carried `If-None-Match: *`; any other value still
+          // refuses an existing file (412) but a new file is an ordinary 204.
+          if (String(req.headers['if-none-match']).trim() !== '*') return sendEmpty(res, 204);
           sendEmpty(res, 201, { Location: `/v2/files/${p.text.split('/').map(encodeURIComponent).join('/')}` });
           return;
         }

@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rename, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { SandboxCore } from '../core.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { readJson, sendEmpty, sendJson, streamBodyToFile } from '../http/io.js';
@@ -47,7 +45,10 @@ export function multipartRoutes(core: SandboxCore): Route[] {
   const begun = new Map<string, Set<number>>();
   const waiters = new Map<string, (() => void)[]>();
   const committing = new Set<string>();
+  /** Parts still streaming, per session: a commit must not move the data file under them. */
+  const inflight = new Map<string, number>();
 
+  const dataFile = (id: string): string => join(core.partsDir, id, 'data');
   const session = (id: string): SessionRow => {
     const s = core.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined;
     if (!s) throw notFound(`upload session ${id} not found`);
@@ -107,13 +108,19 @@ export function multipartRoutes(core: SandboxCore): Route[] {
           .prepare('INSERT INTO sessions (id, batch_id, filename, file_size, part_size, owner, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)')
           .run(id, b.id, filename, fileSize, core.opts.partSize, user.username, Date.now());
         await mkdir(join(core.partsDir, id), { recursive: true });
+        // Parts are written in place at their offsets, so commit is a rename, not a copy.
+        await truncate(dataFile(id), fileSize).catch(async () => {
+          await writeFile(dataFile(id), '');
+          await truncate(dataFile(id), fileSize);
+        });
         sendJson(res, 201, { session_id: id, part_size: core.opts.partSize });
       },
     },
     {
       method: 'PUT', pattern: '/v2/batches/multipart-upload/sessions/:session_id/parts/:part_num', logType: 'api_v2', auth: 'v2',
-      async handler({ req, res, params }) {
+      async handler({ req, res, params, user }) {
         const s = session(params.session_id as string);
+        core.visibleBatch(user, s.batch_id);
         const raw = params.part_num as string;
         const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
         const total = partCount(s);
@@ -128,23 +135,25 @@ export function multipartRoutes(core: SandboxCore): Route[] {
           throw badRequest(`part ${n} is not the next part: parts are numbered consecutively from 1 and part ${n - 1} has not been uploaded`);
         }
         markBegun(s.id, n);
-        const partId = randomBytes(12).toString('hex');
-        const dir = join(core.partsDir, s.id);
-        await mkdir(dir, { recursive: true });
-        const path = join(dir, partId);
-        const size = await streamBodyToFile(req, path, want);
+        // Until this part is complete it does not count as uploaded: a failed re-upload must not
+        // leave an older row pointing at bytes it half overwrote.
+        core.db.prepare('DELETE FROM parts WHERE session_id = ? AND part_num = ?').run(s.id, n);
+        inflight.set(s.id, (inflight.get(s.id) ?? 0) + 1);
+        let size: number;
+        try {
+          size = await streamBodyToFile(req, dataFile(s.id), { maxBytes: want, offset: (n - 1) * s.part_size });
+        } finally {
+          const left = (inflight.get(s.id) ?? 1) - 1;
+          if (left > 0) inflight.set(s.id, left);
+          else inflight.delete(s.id);
+        }
         if (size !== want) {
-          await rm(path, { force: true });
           throw badRequest(`part ${n} must be ${want} bytes (part_size ${s.part_size}${n === total ? ', last part' : ''}); got ${size}`);
         }
         // The session may have been aborted or committed while this part streamed in.
-        if (!core.db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(s.id)) {
-          await rm(path, { force: true });
-          throw notFound(`upload session ${s.id} not found`);
-        }
-        const old = core.db.prepare('SELECT part_id FROM parts WHERE session_id = ? AND part_num = ?').get(s.id, n) as { part_id: string } | undefined;
+        if (!core.db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(s.id)) throw notFound(`upload session ${s.id} not found`);
+        const partId = randomBytes(12).toString('hex');
         core.db.prepare('INSERT OR REPLACE INTO parts (session_id, part_num, part_id, size) VALUES (?, ?, ?, ?)').run(s.id, n, partId, size);
-        if (old) await rm(join(dir, old.part_id), { force: true });
         sendJson(res, 201, { part_id: partId, part_num: n });
       },
     },
@@ -152,6 +161,7 @@ export function multipartRoutes(core: SandboxCore): Route[] {
       method: 'POST', pattern: '/v2/batches/multipart-upload/sessions/:session_id', logType: 'api_v2', auth: 'v2',
       async handler({ req, res, params, user }) {
         const s = session(params.session_id as string);
+        const b = core.visibleBatch(user, s.batch_id);
         const body = await readJson(req, core.opts.maxJsonBytes);
         if (typeof body.action !== 'string') throw badRequest('"action" is required: commit or abort');
         const action = oneOf(body.action, ['commit', 'abort'] as const, '"action"');
@@ -179,22 +189,12 @@ export function multipartRoutes(core: SandboxCore): Route[] {
           sum += up.size;
         });
         if (sum !== s.file_size) throw badRequest(`the parts add up to ${sum} bytes, not the file_size ${s.file_size}`);
-        const b = core.visibleBatch(user, s.batch_id);
+        if (inflight.has(s.id)) throw badRequest(`upload session ${s.id} still has parts being uploaded; commit after they finish`);
         checkBatchWritable(core, b);
         committing.add(s.id);
         try {
           const tmp = tmpFile(core);
-          const out = createWriteStream(tmp);
-          try {
-            for (let n = 1; n <= total; n++) {
-              const p = uploaded.get(n) as PartRow;
-              await pipeline(createReadStream(join(core.partsDir, s.id, p.part_id)), out, { end: n === total });
-            }
-          } catch (err) {
-            out.destroy();
-            await rm(tmp, { force: true });
-            throw err;
-          }
+          await rename(dataFile(s.id), tmp);
           await placeInBatch(core, b, tmp, s.filename);
           await forget(s.id);
         } finally {

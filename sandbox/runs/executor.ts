@@ -37,7 +37,7 @@ export class RunExecutor {
     void this.process(id, ctl.signal)
       .catch((err: unknown) => {
         // After a stop (shutdown included) the database may be closed: nothing more to record.
-        if (!ctl.signal.aborted) this.finish(id, 'FAILED', `internal error: ${(err as Error).message}`);
+        if (!ctl.signal.aborted) this.finish(id, 'FAILED', `internal error: ${(err as Error).message}`, 'RUNNING');
       })
       .finally(() => this.active.delete(id));
   }
@@ -55,9 +55,14 @@ export class RunExecutor {
     for (const ctl of this.active.values()) ctl.abort();
   }
 
-  finish(id: string, status: 'COMPLETE' | 'FAILED' | 'CANCELLED' | 'STOPPED_AT_CHECKPOINT', msg: string): void {
+  /**
+   * Records a new status. `from` guards the change: processing passes 'RUNNING' so that a cancel (or a
+   * review) that landed while it was finishing its last steps is never overwritten.
+   */
+  finish(id: string, status: 'COMPLETE' | 'FAILED' | 'CANCELLED' | 'STOPPED_AT_CHECKPOINT', msg: string, from?: 'RUNNING'): void {
     const finish = status === 'STOPPED_AT_CHECKPOINT' ? null : Date.now() * 1e6;
-    this.core.db.prepare('UPDATE runs SET status = ?, msg = ?, finish_ns = ? WHERE id = ?').run(status, msg, finish, id);
+    if (from) this.core.db.prepare('UPDATE runs SET status = ?, msg = ?, finish_ns = ? WHERE id = ? AND status = ?').run(status, msg, finish, id, from);
+    else this.core.db.prepare('UPDATE runs SET status = ?, msg = ?, finish_ns = ? WHERE id = ?').run(status, msg, finish, id);
   }
 
   files(id: string): ProcessedFile[] {
@@ -82,7 +87,7 @@ export class RunExecutor {
     if (done === 0) await this.log(r, `run started: ${inputs.length} input file(s), app ${r.app_name} ${r.version}`);
     if (inputs.length === 0) {
       await this.log(r, 'no input files');
-      return this.finish(id, 'FAILED', 'the run has no input files');
+      return this.finish(id, 'FAILED', 'the run has no input files', 'RUNNING');
     }
     for (let i = done; i < inputs.length; i++) {
       if (signal.aborted) return;
@@ -91,9 +96,11 @@ export class RunExecutor {
       await sleep(this.core.opts.pageDelayMs * Math.max(1, result.page_count), signal);
       if (signal.aborted) return;
       if (settings.runtime_config?.generate_post_process_pdf) await this.postProcess(r, servicePath, result, passwords, i);
+      if (signal.aborted) return;
       this.core.db.prepare('INSERT OR REPLACE INTO run_files (run_id, idx, result) VALUES (?, ?, ?)').run(id, i, JSON.stringify(result));
       await this.log(r, `processed ${servicePath}: ${result.documents.length} document(s)`);
     }
+    if (signal.aborted) return;
     const files = this.files(id);
     const caseInfo = buildCaseInfo(files);
     this.core.db.prepare('UPDATE runs SET case_info = ? WHERE id = ?').run(JSON.stringify(caseInfo), id);
@@ -102,10 +109,10 @@ export class RunExecutor {
     const failed = docs.filter((d) => d.validations?.final_result_pass === false).length;
     if (r.review && failed > 0) {
       await this.log(r, `stopped for review: ${failed} document(s) failed validation`);
-      return this.finish(id, 'STOPPED_AT_CHECKPOINT', `waiting for human review: ${failed} document(s) failed validation`);
+      return this.finish(id, 'STOPPED_AT_CHECKPOINT', `waiting for human review: ${failed} document(s) failed validation`, 'RUNNING');
     }
     await this.log(r, 'run complete');
-    this.finish(id, 'COMPLETE', `processed ${files.length} file(s), ${docs.length} document(s)${failed ? `, ${failed} failed validation` : ''}`);
+    this.finish(id, 'COMPLETE', `processed ${files.length} file(s), ${docs.length} document(s)${failed ? `, ${failed} failed validation` : ''}`, 'RUNNING');
   }
 
   private async postProcess(r: RunRow, servicePath: string, result: ProcessedFile, passwords: Record<string, string>, index: number): Promise<void> {
