@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -159,6 +159,8 @@ export async function startSandbox(given: Partial<SandboxOptions> = {}): Promise
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       core.close();
+      // A temporary folder is ours to remove; a --data folder is the user's state.
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
