@@ -2,6 +2,7 @@ import { RUN_SORT_FIELDS, RUN_STATUSES, SORT_ORDERS, type RunStatus } from '../.
 import type { ProcessedFile } from '../processing/index.js';
 import { APPS, findDeployment, type AppDef } from '../catalog.js';
 import type { SandboxCore } from '../core.js';
+import { parseServicePath } from '../drive.js';
 import { badRequest, forbidden, notFound } from '../http/errors.js';
 import { readJson, sendJson } from '../http/io.js';
 import type { Route } from '../http/router.js';
@@ -21,15 +22,23 @@ function batchOrDir(body: Record<string, unknown>): RunInput | null {
   return null;
 }
 
-function findApp(body: Record<string, unknown>): AppDef {
+/**
+ * Spec 4.3b: `owner` is the account that made the app and defaults to the caller's username; a
+ * marketplace app is found by name only under its publisher's account name. An app id names one
+ * app on its own, so `owner` is then only checked when given.
+ */
+function findApp(body: Record<string, unknown>, user: SandboxUser): AppDef {
   const name = optString(body, 'app_name');
   const id = optString(body, 'app_id');
-  const owner = optString(body, 'owner');
+  const given = optString(body, 'owner');
   if (name === undefined && id === undefined) throw badRequest('"app_name" or "app_id" is required');
+  const owner = given ?? (id === undefined ? user.username : undefined);
   const app = APPS.find((a) => (id === undefined || a.id === id) && (name === undefined || a.name === name));
-  // owner defaults to the caller; a marketplace app is also found under its publisher's name.
   if (!app || (owner !== undefined && owner !== app.owner)) {
-    throw notFound(`app ${id ?? name} not found${owner ? ` for owner "${owner}"` : ''} (available: ${APPS.map((a) => `${a.name} (${a.id}, owner ${a.owner})`).join(', ')})`);
+    throw notFound(
+      `app ${id ?? name} not found${owner ? ` for owner "${owner}"${given === undefined ? ' (owner defaults to your username)' : ''}` : ''}; ` +
+        `available: ${APPS.map((a) => `${a.name} (id ${a.id}, owner ${a.owner})`).join(', ')}`,
+    );
   }
   return app;
 }
@@ -73,7 +82,7 @@ export function runRoutes(core: SandboxCore, runs: RunExecutor): Route[] {
       method: 'POST', pattern: '/v2/apps/runs', logType: 'app_v2', auth: 'v2',
       async handler({ req, res, user }) {
         const body = await readJson(req, core.opts.maxJsonBytes);
-        const app = findApp(body);
+        const app = findApp(body, user);
         const input = batchOrDir(body);
         if (!input) throw badRequest('"batch_id" or "input_dir" is required');
         const outputDir = optString(body, 'output_dir');
@@ -82,7 +91,8 @@ export function runRoutes(core: SandboxCore, runs: RunExecutor): Route[] {
         if (given === undefined && outputDir === undefined && !personal) {
           throw badRequest('a service account has no personal workspace: give "output_workspace" or "output_dir"');
         }
-        const outputWorkspace = given ?? (outputDir !== undefined ? (outputDir.split('/').filter(Boolean)[2] ?? '') : (personal as string));
+        // output_dir overrides output_workspace as the location; its workspace, if it lies in one, is the run's.
+        const outputWorkspace = given ?? (outputDir !== undefined ? (parseServicePath(outputDir).workspace ?? '') : (personal as string));
         const settings = checkSettings(core, body.settings, { what: `app ${app.name}`, customKeys: app.customKeys, secretKeys: [] }, outputWorkspace);
         const row = await createRun(core, { user, app, deployment: null, version: optString(body, 'version'), input, outputWorkspace, outputDir, settings, review: false });
         runs.start(row.id);
@@ -131,7 +141,11 @@ export function runRoutes(core: SandboxCore, runs: RunExecutor): Route[] {
         const r = visibleRun(user, params.run_id as string);
         const flag = (k: string): boolean => queryBool(query, k, true);
         const [db, input, output, logs] = [flag('delete_db_data'), flag('delete_input'), flag('delete_output'), flag('delete_logs')];
-        runs.stop(r.id);
+        if (r.status === 'RUNNING') {
+          // Its input and output are about to go: processing stops, and a run whose record is kept says why.
+          runs.stop(r.id);
+          runs.finish(r.id, 'CANCELLED', `cancelled: run deleted by ${user.username} while running`, 'RUNNING');
+        }
         let inputJob: string | null = null;
         if (input && r.batch_id !== null) inputJob = core.jobs.create('delete-batch', { batch_id: r.batch_id });
         else if (input && r.input_dir !== null) inputJob = core.jobs.create('delete-path', { path: r.input_dir });

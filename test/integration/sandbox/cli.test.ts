@@ -1,0 +1,131 @@
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/** Issue section 2: `docsync sandbox` prints exactly `sandbox listening on http://127.0.0.1:PORT` first and runs until SIGTERM. */
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const MAIN = path.join(ROOT, 'out/cli/electron/cli/main.js');
+const BUILD_INFO = path.join(ROOT, 'out/cli/.tsbuildinfo');
+const SOURCES = ['electron/cli', 'sandbox', 'shared'];
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) newest = Math.max(newest, newestSource(p));
+    else if (e.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds the CLI when its output is missing or older than a source file. */
+async function buildIfNeeded(): Promise<void> {
+  const built = existsSync(MAIN) && existsSync(BUILD_INFO) ? statSync(BUILD_INFO).mtimeMs : 0;
+  if (built > Math.max(...SOURCES.map((d) => newestSource(path.join(ROOT, d))))) return;
+  // tsc emits even when another part of the tree has a type error; the tests below need only the output.
+  await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.cli.json'], { cwd: ROOT }).catch((err: { stdout?: string }) => {
+    if (!existsSync(MAIN)) throw new Error(`CLI build failed:\n${err.stdout ?? String(err)}`);
+  });
+}
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[]): { child: ChildProcessWithoutNullStreams; exit: Promise<Exit> } {
+  const child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, env: { ...process.env, DOCSYNC_DEBUG: '' } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exit = new Promise<Exit>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return { child, exit };
+}
+
+function firstLine(child: ChildProcessWithoutNullStreams): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout });
+    rl.once('line', (line) => (rl.close(), resolve(line)));
+    child.once('close', (code) => reject(new Error(`exited with ${code} before printing a line`)));
+  });
+}
+
+let dataDir: string;
+beforeAll(async () => {
+  await buildIfNeeded();
+  dataDir = await mkdtemp(path.join(tmpdir(), 'docsync-cli-'));
+}, 120_000);
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('docsync sandbox', () => {
+  it('prints exactly "sandbox listening on http://127.0.0.1:PORT" first, serves that port, and exits 0 on SIGTERM', async () => {
+    const { child, exit } = cli(['sandbox', '--port', '0']);
+    try {
+      const line = await firstLine(child);
+      const m = /^sandbox listening on http:\/\/127\.0\.0\.1:(\d+)$/.exec(line);
+      expect(m, line).not.toBeNull();
+      const port = Number(m![1]);
+      expect(port).toBeGreaterThan(0);
+      expect(port).toBeLessThan(65536);
+      const health = await fetch(`http://127.0.0.1:${port}/sandbox/health`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({ ok: true, org: 'sandbox-org' });
+      const batches = await fetch(`http://127.0.0.1:${port}/v2/batches`, { headers: { Authorization: 'Bearer admin-token' } });
+      expect(batches.status).toBe(200);
+      child.kill('SIGTERM');
+      const done = await exit;
+      expect(done).toMatchObject({ code: 0, signal: null });
+      expect(done.stderr).toBe('');
+      // Without --data it used a fresh temporary folder, named on a later line; remove it.
+      const data = /^data: (.+)$/m.exec(done.stdout)?.[1];
+      if (data && data.startsWith(tmpdir())) await rm(data, { recursive: true, force: true });
+      await expect(fetch(`http://127.0.0.1:${port}/sandbox/health`)).rejects.toThrow();
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('keeps its state in --data and also stops on SIGINT with exit code 0', async () => {
+    const { child, exit } = cli(['sandbox', '--port=0', '--data', dataDir]);
+    try {
+      const port = Number(/:(\d+)$/.exec(await firstLine(child))![1]);
+      const created = await fetch(`http://127.0.0.1:${port}/v2/batches`, {
+        method: 'POST',
+        headers: { Authorization: 'Bearer admin-token', 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'from the cli', workspace: 'team' }),
+      });
+      expect(created.status).toBe(200);
+      child.kill('SIGINT');
+      expect((await exit).code).toBe(0);
+      expect(existsSync(path.join(dataDir, 'sandbox.db'))).toBe(true);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it.each([
+    [['sandbox', '--port', '0', '--faults', 'bogus=1'], /faults.*bogus/],
+    [['sandbox', '--port', '0', '--no-such-option'], /no-such-option/],
+    [['sandbox', '--port', 'eighty'], /port/],
+    [['sandbox', '--port'], /port/],
+  ])('%j exits 2 with a one-line error on stderr and no stack trace', async (args, msg) => {
+    const { exit } = cli(args);
+    const done = await exit;
+    expect(done.code).toBe(2);
+    expect(done.stdout).toBe('');
+    const lines = done.stderr.trimEnd().split('\n');
+    expect(lines, done.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(msg);
+    expect(done.stderr).not.toMatch(/\n\s+at /);
+  });
+});
