@@ -79,7 +79,8 @@ export class FaultInjector {
       this.counts['429']++;
       // Alternate both forms of Retry-After (delta-seconds and HTTP-date) so clients must honour each.
       const secs = this.spec.retryAfterS;
-      const retryAfter = this.count429++ % 2 === 0 ? String(Math.ceil(secs)) : new Date(Date.now() + secs * 1000).toUTCString();
+      // An HTTP-date has whole seconds: round up so the date never asks for less than `secs`.
+      const retryAfter = this.count429++ % 2 === 0 ? String(Math.ceil(secs)) : new Date(Math.ceil((Date.now() + secs * 1000) / 1000) * 1000).toUTCString();
       return { kind: '429', retryAfter };
     }
     if (r < p5xx + p429 + pReset) {

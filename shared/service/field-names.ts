@@ -4,7 +4,7 @@
  * and a name that is a single underscore becomes a double underscore.
  */
 export function normalizeFieldName(name: string): string {
-  let out = name.replace(/[^A-Za-z0-9_]/g, '_');
+  let out = name.replace(/[^A-Za-z0-9_]/gu, '_');
   if (out === '') return '_';
   if (/^[0-9]/.test(out)) out = `_${out}`;
   if (out === '_') return '__';

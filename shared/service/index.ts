@@ -6,3 +6,6 @@ export * from './secrets.js';
 export * from './audit.js';
 export * from './files.js';
 export * from './field-names.js';
+export { ShapeError, timestamp, type TimeUnit } from './lenient.js';
+export * from './parse-records.js';
+export * from './parse-results.js';

@@ -1,0 +1,83 @@
+/** The one error type of the service client. */
+
+export type ErrorKind =
+  /** The service answered with a status that is not a success of this operation. */
+  | 'http'
+  /** The connection failed (refused, reset, closed early). */
+  | 'network'
+  /** A connect, response or idle timeout, or a waiter's overall timeout. */
+  | 'timeout'
+  /** A success status whose body is not what the operation returns (not JSON, wrong shape). */
+  | 'bad-response'
+  /** A non-idempotent call may or may not have taken effect, and no record of it was found (see http.ts). */
+  | 'ambiguous'
+  /** The local file changed while it was being uploaded; nothing torn was committed. */
+  | 'file-changed'
+  /** The caller's AbortSignal fired. */
+  | 'aborted';
+
+export interface ServiceErrorInit {
+  kind: ErrorKind;
+  operation: string;
+  message: string;
+  status?: number;
+  retryable?: boolean;
+  code?: string;
+  attempts?: number;
+  /** The failing call may have taken effect (a reset or timeout after the request was sent). */
+  mayHaveTakenEffect?: boolean;
+}
+
+/**
+ * `message` is the service's own message (the body's `message`, or `msg` on v1) for 'http'
+ * errors, and a plain explanation otherwise. The token never appears in it: messages are
+ * passed through the transport's redaction, and no request options are kept on the error.
+ */
+export class ServiceError extends Error {
+  override name = 'ServiceError';
+  readonly kind: ErrorKind;
+  readonly operation: string;
+  readonly status: number | undefined;
+  /** Whether the same call may succeed if made again later. */
+  readonly retryable: boolean;
+  /** Node/system error code of a network failure (ECONNRESET, ETIMEDOUT, ...). */
+  readonly code: string | undefined;
+  /** Attempts made, retries included. */
+  readonly attempts: number;
+  readonly mayHaveTakenEffect: boolean;
+
+  constructor(init: ServiceErrorInit) {
+    super(init.message);
+    this.kind = init.kind;
+    this.operation = init.operation;
+    this.status = init.status;
+    this.retryable = init.retryable ?? false;
+    this.code = init.code;
+    this.attempts = init.attempts ?? 1;
+    this.mayHaveTakenEffect = init.mayHaveTakenEffect ?? false;
+  }
+
+  /** One line with everything: operation, kind, status, message. */
+  describe(): string {
+    const status = this.status === undefined ? '' : ` ${this.status}`;
+    const code = this.code ? ` ${this.code}` : '';
+    return `${this.operation} failed (${this.kind}${status}${code}${this.retryable ? ', retryable' : ''}): ${this.message}`;
+  }
+
+  override toString(): string {
+    return `ServiceError: ${this.describe()}`;
+  }
+}
+
+export const isServiceError = (e: unknown, kind?: ErrorKind): e is ServiceError =>
+  e instanceof ServiceError && (kind === undefined || e.kind === kind);
+
+/** Thrown inside upload streams when the file being read no longer matches what was checked. */
+export class FileChangedError extends Error {
+  override name = 'FileChangedError';
+}
+
+/** Replaces every occurrence of a secret in a text. */
+export function redact(text: string, secret: string): string {
+  return secret ? text.split(secret).join('***') : text;
+}
