@@ -109,10 +109,8 @@ export function multipartRoutes(core: SandboxCore): Route[] {
           .run(id, b.id, filename, fileSize, core.opts.partSize, user.username, Date.now());
         await mkdir(join(core.partsDir, id), { recursive: true });
         // Parts are written in place at their offsets, so commit is a rename, not a copy.
-        await truncate(dataFile(id), fileSize).catch(async () => {
-          await writeFile(dataFile(id), '');
-          await truncate(dataFile(id), fileSize);
-        });
+        await writeFile(dataFile(id), '');
+        await truncate(dataFile(id), fileSize);
         sendJson(res, 201, { session_id: id, part_size: core.opts.partSize });
       },
     },

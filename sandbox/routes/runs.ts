@@ -143,8 +143,7 @@ export function runRoutes(core: SandboxCore, runs: RunExecutor): Route[] {
         const [db, input, output, logs] = [flag('delete_db_data'), flag('delete_input'), flag('delete_output'), flag('delete_logs')];
         if (r.status === 'RUNNING') {
           // Its input and output are about to go: processing stops, and a run whose record is kept says why.
-          runs.stop(r.id);
-          runs.finish(r.id, 'CANCELLED', `cancelled: run deleted by ${user.username} while running`, 'RUNNING');
+          runs.cancel(r.id, `cancelled: run deleted by ${user.username} while running`, 'RUNNING');
         }
         let inputJob: string | null = null;
         if (input && r.batch_id !== null) inputJob = core.jobs.create('delete-batch', { batch_id: r.batch_id });

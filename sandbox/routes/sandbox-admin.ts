@@ -59,8 +59,7 @@ export function sandboxRoutes(core: SandboxCore, runs: RunExecutor, faults: Faul
       handler({ res, params, user }) {
         const r = runFor(params.run_id as string);
         if (r.status !== 'RUNNING' && r.status !== 'STOPPED_AT_CHECKPOINT') throw badRequest(`run ${r.id} is ${r.status}; only a running run can be cancelled`);
-        runs.stop(r.id);
-        runs.finish(r.id, 'CANCELLED', `cancelled by ${user.username}`);
+        runs.cancel(r.id, `cancelled by ${user.username}`);
         sendJson(res, 200, { id: r.id, status: 'CANCELLED' });
       },
     },

@@ -42,9 +42,15 @@ export class RunExecutor {
       .finally(() => this.active.delete(id));
   }
 
-  /** Stops processing (cancel, delete, shutdown); what was stored stays stored. */
+  /** Stops processing (delete, shutdown); what was stored stays stored. */
   stop(id: string): void {
     this.active.get(id)?.abort();
+  }
+
+  /** Stops processing and records CANCELLED; `from` as in finish(). */
+  cancel(id: string, msg: string, from?: 'RUNNING'): void {
+    this.stop(id);
+    this.finish(id, 'CANCELLED', msg, from);
   }
 
   resumeRunning(): void {
