@@ -25,26 +25,39 @@ try {
   const bytes = sizeMb * 1024 * 1024;
   await randomFile(big, bytes);
 
-  const curlBatch = await createBatch(sb.url, 'curl-big');
-  const curl = await timed(() =>
-    run('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '-T', big, '-H', `Authorization: Bearer ${TOKEN}`, `${sb.url}/v2/batches/${curlBatch}/files/big.bin`]),
-  );
-  if (curl.value.stdout !== '204') throw new Error(`curl PUT failed: ${curl.value.stdout} ${curl.value.stderr}`);
+  // Alternate the two and flush dirty pages before each (`sync`): the sandbox writes every upload to
+  // disk, and whichever ran second would otherwise pay for the first one's writeback.
+  const rounds = arg('rounds', 3);
+  const curlMs: number[] = [];
+  const clientMs: number[] = [];
+  let peakRssMb = 0;
+  for (let r = 0; r < rounds; r++) {
+    await run('sync', []);
+    const curlBatch = await createBatch(sb.url, `curl-big-${r}`);
+    const curl = await timed(() =>
+      run('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '-T', big, '-H', `Authorization: Bearer ${TOKEN}`, `${sb.url}/v2/batches/${curlBatch}/files/big.bin`]),
+    );
+    if (curl.value.stdout !== '204') throw new Error(`curl PUT failed: ${curl.value.stdout} ${curl.value.stderr}`);
+    curlMs.push(curl.ms);
 
-  const rssBefore = process.memoryUsage().rss;
-  const clientBatch = (await client.createBatch({ name: 'client-big' })).id;
-  const up = await timed(() => client.uploadMultipart(clientBatch, 'big.bin', big));
-  const peakRssMb = process.resourceUsage().maxRSS / 1024;
-  const meta = await client.statPath(`svc-drive/workspaces/personal-admin/batches/${clientBatch}/big.bin`);
-  if (meta?.size !== bytes) throw new Error(`uploaded size ${meta?.size} != ${bytes}`);
-
-  const curlMbps = mbps(bytes, curl.ms);
-  const clientMbps = mbps(bytes, up.ms);
-  console.log(`large file: ${sizeMb} MiB`);
-  console.log(`  curl -T (one PUT):       ${curlMbps.toFixed(1)} MB/s (${(curl.ms / 1000).toFixed(2)} s)`);
-  console.log(`  client multipart:        ${clientMbps.toFixed(1)} MB/s (${(up.ms / 1000).toFixed(2)} s)`);
+    await run('sync', []);
+    const clientBatch = (await client.createBatch({ name: `client-big-${r}` })).id;
+    const up = await timed(() => client.uploadMultipart(clientBatch, 'big.bin', big));
+    peakRssMb = process.resourceUsage().maxRSS / 1024;
+    const meta = await client.statPath(`svc-drive/workspaces/personal-admin/batches/${clientBatch}/big.bin`);
+    if (meta?.size !== bytes) throw new Error(`uploaded size ${meta?.size} != ${bytes}`);
+    clientMs.push(up.ms);
+    // Keep the sandbox's disk use to one copy of each.
+    for (const b of [curlBatch, clientBatch]) await client.deleteBatch(b);
+  }
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+  const curlMbps = mbps(bytes, median(curlMs));
+  const clientMbps = mbps(bytes, median(clientMs));
+  console.log(`large file: ${sizeMb} MiB, median of ${rounds} alternating rounds`);
+  console.log(`  curl -T (one PUT):       ${curlMbps.toFixed(1)} MB/s (runs: ${curlMs.map((m) => (m / 1000).toFixed(2)).join(', ')} s)`);
+  console.log(`  client multipart:        ${clientMbps.toFixed(1)} MB/s (runs: ${clientMs.map((m) => (m / 1000).toFixed(2)).join(', ')} s)`);
   console.log(`  ratio client/curl:       ${(clientMbps / curlMbps).toFixed(2)}   (target >= 0.9)`);
-  console.log(`  client peak RSS:         ${peakRssMb.toFixed(0)} MB (rss before upload ${(rssBefore / 1048576).toFixed(0)} MB; target < 200 MB)`);
+  console.log(`  client peak RSS:         ${peakRssMb.toFixed(0)} MB (target < 200 MB)`);
   await rm(big, { force: true });
 
   const small = join(dir, 'small');

@@ -45,6 +45,9 @@ export function drain(req: IncomingMessage): void {
   if (!req.complete) req.resume();
 }
 
+/** Bytes buffered towards the disk per upload: large enough that the socket is not paused every 16 KiB. */
+const WRITE_BUFFER = 1024 * 1024;
+
 /**
  * Streams the request body into `path` (never held in memory) and returns its size.
  * `maxBytes` stops a body that is too long as soon as it passes the limit. With `offset`
@@ -55,13 +58,14 @@ export async function streamBodyToFile(req: IncomingMessage, path: string, opts:
   let size = 0;
   const { maxBytes, offset } = opts;
   const counter = new Transform({
+    highWaterMark: WRITE_BUFFER,
     transform(chunk: Buffer, _enc, cb) {
       size += chunk.length;
       if (maxBytes !== undefined && size > maxBytes) cb(badRequest(`body is longer than the ${maxBytes} bytes expected`));
       else cb(null, chunk);
     },
   });
-  const out = offset === undefined ? createWriteStream(path) : createWriteStream(path, { flags: 'r+', start: offset });
+  const out = createWriteStream(path, { highWaterMark: WRITE_BUFFER, ...(offset === undefined ? {} : { flags: 'r+', start: offset }) });
   try {
     await pipeline(req, counter, out);
   } catch (err) {

@@ -53,6 +53,7 @@ import { abortedError, fullJitter, parseRetryAfter, sleep } from './backoff.js';
 import { resolveConfig, type ClientConfig, type ResolvedConfig } from './config.js';
 import { FileChangedError, ServiceError, redact } from './errors.js';
 import { Semaphore } from './limit.js';
+import { BodySendError, sendBody } from './raw-upload.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Query = Record<string, string | number | boolean | readonly string[] | null | undefined>;
@@ -208,6 +209,7 @@ export class Transport {
   }
 
   private classify(e: unknown, spec: CallSpec): Failure {
+    if (e instanceof BodySendError) return { kind: e.kind, code: e.code, sent: e.sent, message: this.redact(e.message) };
     const chain = causeChain(e);
     if (e instanceof AbortError || spec.signal?.aborted) return { kind: 'aborted', code: undefined, sent: false, message: 'cancelled by the caller' };
     const changed = chain.find((c) => c instanceof FileChangedError) as FileChangedError | undefined;
@@ -224,12 +226,25 @@ export class Transport {
     return { kind: 'network', code, sent, message };
   }
 
-  private async attempt(spec: CallSpec): Promise<Response<Buffer>> {
+  private async attempt(spec: CallSpec): Promise<Pick<Response<Buffer>, 'statusCode' | 'headers' | 'body'>> {
+    if (spec.body) {
+      const t = this.timeouts(spec);
+      return sendBody({
+        url: this.url(spec.path, spec.query),
+        method: spec.method,
+        headers: this.headers(spec),
+        body: spec.body(),
+        agents: this.#agents,
+        idleMs: t.socket,
+        responseMs: t.response,
+        ...(spec.signal ? { signal: spec.signal } : {}),
+        ...(spec.onUploadProgress ? { onProgress: spec.onUploadProgress } : {}),
+      });
+    }
     const req = this.#got(this.url(spec.path, spec.query), {
       method: spec.method,
       headers: this.headers(spec),
       ...(spec.json !== undefined ? { json: spec.json } : {}),
-      ...(spec.body ? { body: spec.body() } : {}),
       ...(spec.signal ? { signal: spec.signal } : {}),
       timeout: this.timeouts(spec),
       responseType: 'buffer',
@@ -260,7 +275,7 @@ export class Transport {
     let afterAmbiguous = false;
     for (let attempt = 1; ; attempt++) {
       const release = await this.slots.acquire(spec.signal, spec.op);
-      let res: Response<Buffer> | undefined;
+      let res: Pick<Response<Buffer>, 'statusCode' | 'headers' | 'body'> | undefined;
       let failure: Failure | undefined;
       try {
         spec.onAttempt?.(attempt);
