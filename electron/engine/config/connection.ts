@@ -1,0 +1,72 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CredentialStore } from './credentials.js';
+
+/** What is remembered about the service connection. No token: that lives in the keychain. */
+export interface ConnectionSettings {
+  url: string;
+  context?: string;
+  /** The keychain account the token is stored under. */
+  account: string;
+}
+
+export interface Connection {
+  url: string;
+  context: string | undefined;
+  token: string;
+  /** Where the values came from, for messages ("signed in via DOCSYNC_TOKEN"). */
+  source: 'environment' | 'keychain' | 'memory';
+}
+
+const FILE = 'connection.json';
+
+export async function loadConnectionSettings(home: string): Promise<ConnectionSettings | null> {
+  let text: string;
+  try {
+    text = await readFile(join(home, FILE), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  const v = JSON.parse(text) as Partial<ConnectionSettings>;
+  if (typeof v.url !== 'string' || typeof v.account !== 'string') throw new Error(`${join(home, FILE)} is damaged: run "docsync login" again`);
+  return { url: v.url, account: v.account, ...(typeof v.context === 'string' ? { context: v.context } : {}) };
+}
+
+/** Written to a temporary file and renamed, so a crash never leaves half a file. */
+export async function saveConnectionSettings(home: string, s: ConnectionSettings | null): Promise<void> {
+  await mkdir(home, { recursive: true });
+  const path = join(home, FILE);
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, JSON.stringify(s ?? {}, null, 2), { mode: 0o600 });
+  await rename(tmp, path);
+}
+
+export function normalizeUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new Error(`"${raw}" is not a URL; give e.g. https://service.example or http://127.0.0.1:8080`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`"${raw}" must be an http or https URL`);
+  if (u.username || u.password) throw new Error('put no credentials in the URL: the token is read from standard input');
+  return u.toString().replace(/\/+$/, '');
+}
+
+/**
+ * The connection to use: DOCSYNC_URL / DOCSYNC_TOKEN / DOCSYNC_CONTEXT override (headless hosts,
+ * CI); otherwise the saved settings with the token from the credential store. Null when there is
+ * no URL at all (then `serve` uses the built-in sandbox).
+ */
+export async function resolveConnection(home: string, creds: CredentialStore, env: NodeJS.ProcessEnv = process.env): Promise<Connection | null> {
+  const saved = await loadConnectionSettings(home);
+  const url = env.DOCSYNC_URL ? normalizeUrl(env.DOCSYNC_URL) : saved?.url;
+  if (!url) return null;
+  const context = env.DOCSYNC_CONTEXT ?? (saved?.url === url ? saved.context : undefined);
+  if (env.DOCSYNC_TOKEN) return { url, context, token: env.DOCSYNC_TOKEN, source: 'environment' };
+  const account = saved?.url === url ? saved.account : 'default';
+  const token = await creds.get(url, account);
+  if (!token) throw new Error(`no token for ${url}: run "docsync login --url ${url}" or set DOCSYNC_TOKEN`);
+  return { url, context, token, source: creds.kind === 'keychain' ? 'keychain' : 'memory' };
+}

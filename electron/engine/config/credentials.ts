@@ -1,0 +1,88 @@
+/**
+ * Where the token lives: the OS keychain (keytar), or the engine's memory for a session-only
+ * token. Never a file, the store, a log or the renderer. Kept behind this small interface so the
+ * keychain library can be swapped (keytar is archived upstream; @napi-rs/keyring is the fallback).
+ */
+export interface CredentialStore {
+  readonly kind: 'keychain' | 'memory';
+  get(url: string, account: string): Promise<string | null>;
+  set(url: string, account: string, token: string): Promise<void>;
+  delete(url: string, account: string): Promise<boolean>;
+}
+
+/** The keychain cannot be used here; the message says why in one line. */
+export class KeychainUnavailableError extends Error {
+  override name = 'KeychainUnavailableError';
+}
+
+const SERVICE = 'DocSync';
+/** One keychain entry per service URL and account. */
+const key = (url: string, account: string): string => `${url.replace(/\/+$/, '')}#${account}`;
+
+interface Keytar {
+  getPassword(service: string, account: string): Promise<string | null>;
+  setPassword(service: string, account: string, password: string): Promise<void>;
+  deletePassword(service: string, account: string): Promise<boolean>;
+}
+
+function explain(err: unknown): KeychainUnavailableError {
+  const msg = err instanceof Error ? err.message : String(err);
+  if (/D-Bus|DBUS|org\.freedesktop\.secrets|autolaunch/i.test(msg)) {
+    return new KeychainUnavailableError(`no keychain available (no Secret Service on D-Bus: ${msg.split('\n')[0]}); use DOCSYNC_TOKEN or a session-only token`);
+  }
+  return new KeychainUnavailableError(`the keychain failed: ${msg.split('\n')[0]}`);
+}
+
+export class KeytarStore implements CredentialStore {
+  readonly kind = 'keychain';
+  #lib: Promise<Keytar> | undefined;
+
+  private lib(): Promise<Keytar> {
+    this.#lib ??= import('keytar').then(
+      (m) => ((m as { default?: Keytar }).default ?? (m as unknown as Keytar)),
+      (err: unknown) => {
+        throw explain(err);
+      },
+    );
+    return this.#lib;
+  }
+
+  private async call<T>(fn: (k: Keytar) => Promise<T>): Promise<T> {
+    const k = await this.lib();
+    try {
+      return await fn(k);
+    } catch (err) {
+      throw explain(err);
+    }
+  }
+
+  get(url: string, account: string): Promise<string | null> {
+    return this.call((k) => k.getPassword(SERVICE, key(url, account)));
+  }
+
+  set(url: string, account: string, token: string): Promise<void> {
+    return this.call((k) => k.setPassword(SERVICE, key(url, account), token));
+  }
+
+  delete(url: string, account: string): Promise<boolean> {
+    return this.call((k) => k.deletePassword(SERVICE, key(url, account)));
+  }
+}
+
+/** A session-only token: lost when the engine stops, by design. */
+export class MemoryStore implements CredentialStore {
+  readonly kind = 'memory';
+  readonly #tokens = new Map<string, string>();
+
+  async get(url: string, account: string): Promise<string | null> {
+    return this.#tokens.get(key(url, account)) ?? null;
+  }
+
+  async set(url: string, account: string, token: string): Promise<void> {
+    this.#tokens.set(key(url, account), token);
+  }
+
+  async delete(url: string, account: string): Promise<boolean> {
+    return this.#tokens.delete(key(url, account));
+  }
+}
