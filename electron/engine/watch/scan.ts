@@ -1,0 +1,97 @@
+/**
+ * Full scan of a hot folder: every candidate file with its size and mtime. One readdir per folder (with file
+ * types) and one stat per candidate file; stats run with bounded concurrency. Files or folders that vanish
+ * mid-scan are skipped; symlinked folders are not followed (no loops), symlinked files are stat'ed through.
+ */
+import { opendir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { PathFilter } from './ignore.js';
+
+export interface FileObservation {
+  /** Absolute path. */
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface ScanEntry extends FileObservation {
+  /** Relative to the scanned folder, `/` separators. */
+  rel: string;
+}
+
+export interface ScanOptions {
+  recursive: boolean;
+  filter: PathFilter;
+  /** Parallel stats; default 64. */
+  concurrency?: number;
+  /** Checked between folders; an aborted scan rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+export interface ScanResult {
+  files: ScanEntry[];
+  /** Folders that could not be read (permissions), relative; the root's own failure throws instead. */
+  unreadable: string[];
+}
+
+const GONE = new Set(['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM', 'ELOOP']);
+const code = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | undefined)?.code;
+
+export async function scanFolder(root: string, opts: ScanOptions): Promise<ScanResult> {
+  const rootStat = await stat(root);
+  if (!rootStat.isDirectory()) throw Object.assign(new Error(`not a folder: ${root}`), { code: 'ENOTDIR' });
+  const concurrency = Math.max(1, opts.concurrency ?? 64);
+  const files: ScanEntry[] = [];
+  const unreadable: string[] = [];
+  const dirs: string[] = [''];
+  let pending: { abs: string; rel: string }[] = [];
+
+  const statAll = async (): Promise<void> => {
+    const batch = pending;
+    pending = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < batch.length) {
+        const item = batch[next++]!;
+        try {
+          const st = await stat(item.abs);
+          if (st.isFile()) files.push({ path: item.abs, rel: item.rel, size: st.size, mtimeMs: st.mtimeMs });
+        } catch (err) {
+          if (!GONE.has(code(err) ?? '')) throw err;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, batch.length) }, worker));
+  };
+
+  while (dirs.length > 0) {
+    opts.signal?.throwIfAborted();
+    const relDir = dirs.pop()!;
+    const absDir = relDir === '' ? root : path.join(root, relDir);
+    let dir;
+    try {
+      dir = await opendir(absDir, { bufferSize: 256 });
+    } catch (err) {
+      if (relDir === '') throw err;
+      if (code(err) === 'EACCES' || code(err) === 'EPERM') unreadable.push(relDir);
+      else if (!GONE.has(code(err) ?? '')) throw err;
+      continue;
+    }
+    try {
+      for await (const ent of dir) {
+        const rel = relDir === '' ? ent.name : `${relDir}/${ent.name}`;
+        if (ent.isDirectory()) {
+          if (opts.recursive && opts.filter.dirAllowed(rel)) dirs.push(rel);
+        } else if (ent.isFile() || ent.isSymbolicLink()) {
+          if (opts.filter.fileAllowed(rel)) pending.push({ abs: path.join(absDir, ent.name), rel });
+        }
+        if (pending.length >= 4096) await statAll();
+      }
+    } catch (err) {
+      // the folder vanished while being listed
+      if (!GONE.has(code(err) ?? '')) throw err;
+    }
+  }
+  await statAll();
+  return { files, unreadable };
+}

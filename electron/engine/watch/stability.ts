@@ -1,0 +1,141 @@
+/**
+ * Stability rule (issue 4): a file is taken only when its size and mtime are unchanged for the folder's
+ * threshold. The tracker is pure: callers feed it observations with the time they were made; it never reads
+ * the clock or the disk. Stability is proven by observations: a file seen at t0 and again, unchanged, at
+ * t1 >= t0 + threshold is stable; time passing without a fresh look proves nothing. Each version of a file
+ * (size + mtime) is reported once; a reported file that changes is tracked again and reported again when
+ * it settles. `recheck` confirms on disk, right before and after upload, that a file is still what was seen.
+ */
+import { stat } from 'node:fs/promises';
+import type { FileObservation } from './scan.js';
+
+export type { FileObservation } from './scan.js';
+
+interface Tracked {
+  size: number;
+  mtimeMs: number;
+  /** When this version was first seen. */
+  since: number;
+  /** Latest observation of this version. */
+  lastSeen: number;
+  reported: boolean;
+}
+
+export const sameVersion = (a: { size: number; mtimeMs: number }, b: { size: number; mtimeMs: number }): boolean =>
+  a.size === b.size && a.mtimeMs === b.mtimeMs;
+
+export class StabilityTracker {
+  private readonly files = new Map<string, Tracked>();
+
+  constructor(readonly thresholdMs: number) {
+    if (!(thresholdMs >= 0)) throw new RangeError(`thresholdMs must be >= 0, got ${thresholdMs}`);
+  }
+
+  /** Record one observation made at `now`. Returns true when it is a new or changed version. */
+  observe(obs: FileObservation, now: number): boolean {
+    const t = this.files.get(obs.path);
+    if (t && sameVersion(t, obs)) {
+      if (now > t.lastSeen) t.lastSeen = now;
+      return false;
+    }
+    this.files.set(obs.path, { size: obs.size, mtimeMs: obs.mtimeMs, since: now, lastSeen: now, reported: false });
+    return true;
+  }
+
+  /** The file is gone (or no longer a candidate). Returns true when it was tracked. */
+  forget(path: string): boolean {
+    return this.files.delete(path);
+  }
+
+  /**
+   * Record a complete scan made at `now`: each entry is observed, and every tracked path absent from the
+   * scan is forgotten. Returns the forgotten paths.
+   */
+  observeScan(entries: Iterable<FileObservation>, now: number): string[] {
+    const seen = new Set<string>();
+    for (const e of entries) {
+      seen.add(e.path);
+      this.observe(e, now);
+    }
+    const removed: string[] = [];
+    for (const p of this.files.keys()) if (!seen.has(p)) removed.push(p);
+    for (const p of removed) this.files.delete(p);
+    return removed;
+  }
+
+  /** Versions proven stable and not yet reported; marks them reported. */
+  takeStable(): FileObservation[] {
+    const out: FileObservation[] = [];
+    for (const [path, t] of this.files) {
+      if (!t.reported && t.lastSeen - t.since >= this.thresholdMs) {
+        t.reported = true;
+        out.push({ path, size: t.size, mtimeMs: t.mtimeMs });
+      }
+    }
+    return out;
+  }
+
+  /** Paths not yet reported (still settling), for a targeted re-look. */
+  unsettled(): string[] {
+    const out: string[] = [];
+    for (const [p, t] of this.files) if (!t.reported) out.push(p);
+    return out;
+  }
+
+  /** Earliest time a fresh observation could prove an unsettled file stable; undefined when none waits. */
+  nextDueAt(): number | undefined {
+    let due: number | undefined;
+    for (const t of this.files.values()) {
+      if (t.reported) continue;
+      const at = t.since + this.thresholdMs;
+      if (due === undefined || at < due) due = at;
+    }
+    return due;
+  }
+
+  /** Mark a path as not reported, so its current version is reported again once re-proven (a re-queue). */
+  requeue(path: string, now: number): void {
+    const t = this.files.get(path);
+    if (t) Object.assign(t, { reported: false, since: now, lastSeen: now });
+  }
+
+  has(path: string): boolean {
+    return this.files.has(path);
+  }
+
+  get size(): number {
+    return this.files.size;
+  }
+}
+
+export type RecheckResult =
+  | { ok: true; observation: FileObservation }
+  | { ok: false; reason: 'missing' | 'not-a-file' }
+  | { ok: false; reason: 'changed'; observation: FileObservation };
+
+/** Look at the file again: is it still exactly the version that was found stable? */
+export async function recheck(expected: FileObservation): Promise<RecheckResult> {
+  let st;
+  try {
+    st = await stat(expected.path);
+  } catch (err) {
+    const c = (err as NodeJS.ErrnoException).code;
+    if (c === 'ENOENT' || c === 'ENOTDIR') return { ok: false, reason: 'missing' };
+    throw err;
+  }
+  if (!st.isFile()) return { ok: false, reason: 'not-a-file' };
+  const observation = { path: expected.path, size: st.size, mtimeMs: st.mtimeMs };
+  return sameVersion(observation, expected) ? { ok: true, observation } : { ok: false, reason: 'changed', observation };
+}
+
+/** Observe one path now (undefined when it is missing or not a file): the building block of targeted re-looks. */
+export async function observePath(p: string): Promise<FileObservation | undefined> {
+  try {
+    const st = await stat(p);
+    return st.isFile() ? { path: p, size: st.size, mtimeMs: st.mtimeMs } : undefined;
+  } catch (err) {
+    const c = (err as NodeJS.ErrnoException).code;
+    if (c === 'ENOENT' || c === 'ENOTDIR' || c === 'EACCES' || c === 'EPERM') return undefined;
+    throw err;
+  }
+}

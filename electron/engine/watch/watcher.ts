@@ -1,0 +1,248 @@
+/**
+ * One hot folder's watcher (issue 4: "watcher events are hints; a scan decides"). chokidar only tells us
+ * where to look: its events queue a debounced targeted re-look at the paths named (a folder event, or a
+ * flood of events, queues a full rescan instead). A full scan runs on start (after chokidar is ready, so
+ * nothing falls in between) and every `rescanIntervalMs`, and catches whatever the watcher misses. Files
+ * still settling are looked at again when their stability threshold is due. Each version of a file that is
+ * proven stable is emitted once as 'stable'; a tracked file that disappears is emitted as 'removed'.
+ *
+ * Events: 'stable' (StableFile), 'removed' (absolute path), 'scan' (ScanInfo), 'error' (Error; emitted
+ * only when someone listens, so a vanished network share never crashes the host).
+ */
+import { EventEmitter } from 'node:events';
+import path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import { createFilter, type PathFilter } from './ignore.js';
+import { scanFolder, type FileObservation } from './scan.js';
+import { StabilityTracker, observePath } from './stability.js';
+
+export interface StableFile extends FileObservation {
+  /** Relative to the watched folder, `/` separators. */
+  rel: string;
+}
+
+export interface ScanInfo {
+  kind: 'full' | 'targeted';
+  /** Candidate files seen (full) or paths looked at (targeted). */
+  files: number;
+  durationMs: number;
+}
+
+export interface FolderWatcherOptions {
+  path: string;
+  recursive: boolean;
+  include?: readonly string[];
+  ignore?: readonly string[];
+  stabilityMs: number;
+  rescanIntervalMs: number;
+  polling?: { enabled: boolean; intervalMs: number };
+  /** Delay between a watcher event and the re-look it causes; default 250 ms. */
+  hintDebounceMs?: number;
+  /** More pending hint paths than this turn into one full scan; default 1000. */
+  maxTargetedPaths?: number;
+  /** Use chokidar at all (false: scans only); default true. */
+  nativeHints?: boolean;
+  /** Monotonic clock in ms; default performance.now. */
+  now?: () => number;
+}
+
+interface WatcherEvents {
+  stable: [StableFile];
+  removed: [string];
+  scan: [ScanInfo];
+  error: [Error];
+}
+
+const MIN_TIMER_MS = 10;
+
+export class FolderWatcher extends EventEmitter<WatcherEvents> {
+  readonly root: string;
+  private readonly filter: PathFilter;
+  private readonly tracker: StabilityTracker;
+  private readonly now: () => number;
+  private chokidar: FSWatcher | undefined;
+  private state: 'new' | 'running' | 'stopped' = 'new';
+  private needFull = false;
+  private hints = new Set<string>();
+  private dueCheck = false;
+  private working: Promise<void> | undefined;
+  private hintTimer: NodeJS.Timeout | undefined;
+  private dueTimer: NodeJS.Timeout | undefined;
+  private rescanTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly opts: FolderWatcherOptions) {
+    super();
+    this.root = path.resolve(opts.path);
+    this.filter = createFilter({ include: opts.include ?? [], ignore: opts.ignore ?? [] });
+    this.tracker = new StabilityTracker(opts.stabilityMs);
+    this.now = opts.now ?? (() => performance.now());
+  }
+
+  get running(): boolean {
+    return this.state === 'running';
+  }
+
+  /** Starts watching; resolves after chokidar is ready and the first full scan is done. */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error(`watcher for ${this.root} was already ${this.state === 'running' ? 'started' : 'stopped'}`);
+    this.state = 'running';
+    if (this.opts.nativeHints !== false) {
+      const w = watch(this.root, {
+        persistent: true,
+        ignoreInitial: true,
+        followSymlinks: false,
+        depth: this.opts.recursive ? undefined : 0,
+        usePolling: this.opts.polling?.enabled ?? false,
+        interval: this.opts.polling?.intervalMs ?? 2000,
+        binaryInterval: this.opts.polling?.intervalMs ?? 2000,
+        ignorePermissionErrors: true,
+        atomic: false,
+        ignored: (p: string) => this.hintIgnored(p),
+      });
+      this.chokidar = w;
+      w.on('all', (event, p) => this.hint(event, p));
+      w.on('error', (err) => this.fail(err instanceof Error ? err : new Error(String(err))));
+      await new Promise<void>((resolve) => w.once('ready', () => resolve()));
+    }
+    if (this.state !== 'running') return;
+    this.rescanTimer = setInterval(() => this.requestFullScan(), this.opts.rescanIntervalMs);
+    this.needFull = true;
+    await this.kick();
+  }
+
+  /** Stops watching; resolves once chokidar is closed and no scan is running. No events after this. */
+  async stop(): Promise<void> {
+    if (this.state === 'stopped') return;
+    this.state = 'stopped';
+    clearTimeout(this.hintTimer);
+    clearTimeout(this.dueTimer);
+    clearInterval(this.rescanTimer);
+    const w = this.chokidar;
+    this.chokidar = undefined;
+    await Promise.all([w?.close(), this.working?.catch(() => undefined)]);
+  }
+
+  /** Queue a full rescan (also what the periodic timer does); resolves when it has run. */
+  requestFullScan(): Promise<void> {
+    this.needFull = true;
+    return this.kick();
+  }
+
+  /** Number of files tracked (settling or already reported). */
+  get tracked(): number {
+    return this.tracker.size;
+  }
+
+  private hintIgnored(p: string): boolean {
+    const rel = path.relative(this.root, p);
+    if (rel === '' || rel.startsWith('..')) return false;
+    return this.filter.pathIgnored(rel.split(path.sep).join('/'));
+  }
+
+  private hint(event: string, p: string): void {
+    if (this.state !== 'running') return;
+    if (event === 'addDir' || event === 'unlinkDir') this.needFull = true;
+    else this.hints.add(path.resolve(p));
+    if (this.hints.size > (this.opts.maxTargetedPaths ?? 1000)) this.needFull = true;
+    if (this.hintTimer) return;
+    this.hintTimer = setTimeout(() => {
+      this.hintTimer = undefined;
+      void this.kick();
+    }, this.opts.hintDebounceMs ?? 250);
+  }
+
+  private fail(err: Error): void {
+    if (this.state === 'running' && this.listenerCount('error') > 0) this.emit('error', err);
+  }
+
+  private hasWork(): boolean {
+    return this.needFull || this.hints.size > 0 || this.dueCheck;
+  }
+
+  /** Runs the work loop unless it is running already; resolves when no queued work is left. */
+  private async kick(): Promise<void> {
+    while (this.state === 'running' && this.hasWork()) {
+      this.working ??= this.drain()
+        .catch((err: unknown) => this.fail(err instanceof Error ? err : new Error(String(err))))
+        .finally(() => {
+          this.working = undefined;
+        });
+      await this.working;
+    }
+  }
+
+  private async drain(): Promise<void> {
+    while (this.state === 'running' && this.hasWork()) {
+      if (this.needFull) {
+        this.needFull = false;
+        this.hints.clear();
+        this.dueCheck = false;
+        await this.fullScan();
+      } else {
+        const paths = new Set(this.hints);
+        this.hints.clear();
+        if (this.dueCheck) for (const p of this.tracker.unsettled()) paths.add(p);
+        this.dueCheck = false;
+        await this.targeted([...paths]);
+      }
+      this.report();
+    }
+  }
+
+  private async fullScan(): Promise<void> {
+    const t0 = this.now();
+    let files;
+    try {
+      ({ files } = await scanFolder(this.root, { recursive: this.opts.recursive, filter: this.filter }));
+    } catch (err) {
+      // The folder is unreachable (a share went away): keep what is tracked, say why, try again later.
+      this.fail(new Error(`cannot scan ${this.root}: ${(err as Error).message}`));
+      return;
+    }
+    if (this.state !== 'running') return;
+    const now = this.now();
+    for (const p of this.tracker.observeScan(files, now)) this.emit('removed', p);
+    this.emit('scan', { kind: 'full', files: files.length, durationMs: now - t0 });
+  }
+
+  private candidateRel(abs: string): string | undefined {
+    const rel = path.relative(this.root, abs);
+    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
+    const segs = rel.split(path.sep);
+    if (!this.opts.recursive && segs.length > 1) return undefined;
+    const r = segs.join('/');
+    for (let i = 1; i < segs.length; i++) if (!this.filter.dirAllowed(segs.slice(0, i).join('/'))) return undefined;
+    return this.filter.fileAllowed(r) ? r : undefined;
+  }
+
+  private async targeted(paths: string[]): Promise<void> {
+    const t0 = this.now();
+    const looks = await Promise.all(paths.map(async (p) => (this.candidateRel(p) === undefined ? undefined : observePath(p))));
+    if (this.state !== 'running') return;
+    const now = this.now();
+    paths.forEach((p, i) => {
+      const obs = looks[i];
+      if (obs) this.tracker.observe(obs, now);
+      else if (this.tracker.forget(p)) this.emit('removed', p);
+    });
+    this.emit('scan', { kind: 'targeted', files: paths.length, durationMs: now - t0 });
+  }
+
+  /** Emit what is proven stable and arm the timer for the next file due. */
+  private report(): void {
+    if (this.state !== 'running') return;
+    for (const obs of this.tracker.takeStable()) {
+      const rel = path.relative(this.root, obs.path).split(path.sep).join('/');
+      this.emit('stable', { ...obs, rel });
+    }
+    clearTimeout(this.dueTimer);
+    this.dueTimer = undefined;
+    const due = this.tracker.nextDueAt();
+    if (due === undefined) return;
+    this.dueTimer = setTimeout(() => {
+      this.dueTimer = undefined;
+      this.dueCheck = true;
+      void this.kick();
+    }, Math.max(MIN_TIMER_MS, Math.ceil(due - this.now()) + 2));
+  }
+}

@@ -1,0 +1,123 @@
+/** Stability rule (issue 4): size and mtime unchanged for the threshold; checked again right before upload. */
+import { appendFile, mkdtemp, rm, stat, writeFile, utimes } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StabilityTracker, observePath, recheck } from '../../../../electron/engine/watch/stability.js';
+
+const obs = (p: string, size: number, mtimeMs = 1000) => ({ path: p, size, mtimeMs });
+
+describe('StabilityTracker (pure)', () => {
+  it('a file is stable only once an observation at least the threshold later shows it unchanged', () => {
+    const t = new StabilityTracker(100);
+    t.observe(obs('/a', 5), 0);
+    expect(t.takeStable()).toEqual([]);
+    t.observe(obs('/a', 5), 99);
+    expect(t.takeStable()).toEqual([]);
+    expect(t.nextDueAt()).toBe(100);
+    t.observe(obs('/a', 5), 100);
+    expect(t.takeStable()).toEqual([obs('/a', 5)]);
+  });
+  it('time passing without a new observation proves nothing', () => {
+    const t = new StabilityTracker(100);
+    t.observe(obs('/a', 5), 0);
+    expect(t.takeStable()).toEqual([]);
+    expect(t.unsettled()).toEqual(['/a']);
+  });
+  it('a change of size or of mtime restarts the clock', () => {
+    const t = new StabilityTracker(100);
+    t.observe(obs('/a', 5), 0);
+    t.observe(obs('/a', 6), 80);
+    t.observe(obs('/a', 6), 150);
+    expect(t.takeStable()).toEqual([]);
+    t.observe(obs('/a', 6, 2000), 179);
+    t.observe(obs('/a', 6, 2000), 260);
+    expect(t.takeStable()).toEqual([]);
+    t.observe(obs('/a', 6, 2000), 279);
+    expect(t.takeStable()).toEqual([obs('/a', 6, 2000)]);
+  });
+  it('each version is reported once; a reported file that changes is reported again when settled', () => {
+    const t = new StabilityTracker(10);
+    t.observe(obs('/a', 1), 0);
+    t.observe(obs('/a', 1), 10);
+    expect(t.takeStable()).toHaveLength(1);
+    t.observe(obs('/a', 1), 50);
+    expect(t.takeStable()).toEqual([]);
+    expect(t.nextDueAt()).toBeUndefined();
+    t.observe(obs('/a', 2), 60);
+    t.observe(obs('/a', 2), 70);
+    expect(t.takeStable()).toEqual([obs('/a', 2)]);
+  });
+  it('observeScan forgets what a full scan no longer sees', () => {
+    const t = new StabilityTracker(10);
+    t.observeScan([obs('/a', 1), obs('/b', 1)], 0);
+    expect(t.observeScan([obs('/b', 1)], 10)).toEqual(['/a']);
+    expect(t.takeStable()).toEqual([obs('/b', 1)]);
+    expect(t.has('/a')).toBe(false);
+  });
+  it('a threshold of 0 makes the first observation stable', () => {
+    const t = new StabilityTracker(0);
+    t.observe(obs('/a', 1), 5);
+    expect(t.takeStable()).toEqual([obs('/a', 1)]);
+  });
+  it('requeue reports the same version again after a new threshold', () => {
+    const t = new StabilityTracker(10);
+    t.observe(obs('/a', 1), 0);
+    t.observe(obs('/a', 1), 10);
+    t.takeStable();
+    t.requeue('/a', 20);
+    t.observe(obs('/a', 1), 25);
+    expect(t.takeStable()).toEqual([]);
+    t.observe(obs('/a', 1), 30);
+    expect(t.takeStable()).toEqual([obs('/a', 1)]);
+  });
+});
+
+describe('a real file still being written', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'docsync-stab-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('is not stable while appended to in steps, and is stable after it stops', async () => {
+    const file = path.join(dir, 'growing.pdf');
+    const t = new StabilityTracker(120);
+    const look = async (): Promise<void> => {
+      const o = await observePath(file);
+      if (o) t.observe(o, performance.now());
+    };
+    await writeFile(file, 'start');
+    for (let i = 0; i < 6; i++) {
+      await look();
+      expect(t.takeStable()).toEqual([]);
+      await new Promise((r) => setTimeout(r, 40));
+      await appendFile(file, `chunk ${i}\n`);
+    }
+    await look();
+    expect(t.takeStable()).toEqual([]);
+    await new Promise((r) => setTimeout(r, 150));
+    await look();
+    const stable = t.takeStable();
+    expect(stable).toHaveLength(1);
+    expect(stable[0]!.size).toBe((await stat(file)).size);
+  });
+
+  it('recheck: ok for the same version, changed after an append or an mtime change, missing after delete', async () => {
+    const file = path.join(dir, 'r.pdf');
+    await writeFile(file, 'abc');
+    const seen = (await observePath(file))!;
+    expect(await recheck(seen)).toEqual({ ok: true, observation: seen });
+    await appendFile(file, 'd');
+    expect(await recheck(seen)).toMatchObject({ ok: false, reason: 'changed', observation: { size: 4 } });
+    const now = (await observePath(file))!;
+    await utimes(file, new Date(Date.now() + 60_000), new Date(Date.now() + 60_000));
+    expect(await recheck(now)).toMatchObject({ ok: false, reason: 'changed', observation: { size: 4 } });
+    await rm(file);
+    expect(await recheck(now)).toEqual({ ok: false, reason: 'missing' });
+    expect(await recheck({ path: dir, size: 0, mtimeMs: 0 })).toEqual({ ok: false, reason: 'not-a-file' });
+    expect(await observePath(file)).toBeUndefined();
+  });
+});

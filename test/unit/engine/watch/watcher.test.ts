@@ -1,0 +1,157 @@
+/**
+ * FolderWatcher (issue 4: "watcher events are hints; a scan decides"; "a file is taken only when stable").
+ * Real temp folders, real chokidar, small thresholds.
+ */
+import { appendFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FolderWatcher, type FolderWatcherOptions, type StableFile } from '../../../../electron/engine/watch/watcher.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const STABILITY = 150;
+
+let dir: string;
+let watcher: FolderWatcher | undefined;
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'docsync-watch-'));
+});
+afterEach(async () => {
+  await watcher?.stop();
+  watcher = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+function start(opts: Partial<FolderWatcherOptions> = {}) {
+  const w = new FolderWatcher({ path: dir, recursive: true, stabilityMs: STABILITY, rescanIntervalMs: 60_000, hintDebounceMs: 30, ...opts });
+  watcher = w;
+  const stable: (StableFile & { at: number })[] = [];
+  const removed: string[] = [];
+  const errors: Error[] = [];
+  w.on('stable', (f) => stable.push({ ...f, at: performance.now() }));
+  w.on('removed', (p) => removed.push(p));
+  w.on('error', (e) => errors.push(e));
+  return { w, stable, removed, errors, started: w.start() };
+}
+
+async function until(cond: () => boolean, ms = 3000): Promise<void> {
+  const end = performance.now() + ms;
+  while (!cond()) {
+    if (performance.now() > end) throw new Error('timed out waiting');
+    await sleep(10);
+  }
+}
+
+describe('FolderWatcher', () => {
+  it('files added before start are found by the initial scan and reported stable with their size', async () => {
+    await mkdir(path.join(dir, 'sub'));
+    await writeFile(path.join(dir, 'a.pdf'), 'aaa');
+    await writeFile(path.join(dir, 'sub', 'b.pdf'), 'bb');
+    await writeFile(path.join(dir, 'c.part'), 'ignored');
+    const { stable, started, errors } = start();
+    await started;
+    expect(stable).toEqual([]); // one look proves nothing
+    await until(() => stable.length >= 2);
+    await sleep(STABILITY);
+    expect(stable.map((f) => [f.rel, f.size]).sort()).toEqual([
+      ['a.pdf', 3],
+      ['sub/b.pdf', 2],
+    ]);
+    expect(stable[0]!.path).toBe(path.join(dir, stable[0]!.rel));
+    expect(errors).toEqual([]);
+  });
+
+  it('a file added later becomes stable exactly once', async () => {
+    const { w, stable, started } = start();
+    await started;
+    const t0 = performance.now();
+    await writeFile(path.join(dir, 'late.pdf'), 'late');
+    await until(() => stable.length === 1);
+    expect(stable[0]!.at - t0).toBeGreaterThanOrEqual(STABILITY);
+    await w.requestFullScan();
+    await sleep(STABILITY * 2);
+    await w.requestFullScan();
+    expect(stable.map((f) => f.rel)).toEqual(['late.pdf']);
+  });
+
+  it('a file being written is reported only after it stops changing, with its final size', async () => {
+    const { stable, started } = start();
+    await started;
+    const file = path.join(dir, 'growing.pdf');
+    await writeFile(file, 'x');
+    for (let i = 0; i < 8; i++) {
+      await sleep(50);
+      await appendFile(file, 'more data\n');
+    }
+    const lastWrite = performance.now();
+    expect(stable).toEqual([]);
+    await until(() => stable.length === 1);
+    expect(stable[0]!.at - lastWrite).toBeGreaterThanOrEqual(STABILITY - 20);
+    expect(stable[0]!.size).toBe((await stat(file)).size);
+    expect(stable[0]!.size).toBe(1 + 8 * 10);
+  });
+
+  it('a file deleted before it settles is never reported', async () => {
+    const { w, stable, removed, started } = start();
+    await started;
+    const file = path.join(dir, 'gone.pdf');
+    await writeFile(file, 'soon gone');
+    await sleep(60);
+    await rm(file);
+    await sleep(STABILITY * 3);
+    await w.requestFullScan();
+    expect(stable).toEqual([]);
+    expect(removed.filter((p) => p === file).length).toBeLessThanOrEqual(1);
+  });
+
+  it('a stable file that is rewritten is reported again; one that is deleted is reported removed', async () => {
+    const { stable, removed, started } = start();
+    await started;
+    const file = path.join(dir, 'doc.pdf');
+    await writeFile(file, 'v1');
+    await until(() => stable.length === 1);
+    await writeFile(file, 'version 2');
+    await until(() => stable.length === 2);
+    expect(stable.map((f) => f.size)).toEqual([2, 9]);
+    await rm(file);
+    await until(() => removed.includes(file));
+    expect(stable).toHaveLength(2);
+  });
+
+  it('without native hints the periodic rescan still finds new files', async () => {
+    const { stable, started } = start({ nativeHints: false, rescanIntervalMs: 100 });
+    await started;
+    await writeFile(path.join(dir, 'polled.pdf'), 'p');
+    await until(() => stable.length === 1);
+    expect(stable[0]!.rel).toBe('polled.pdf');
+  });
+
+  it('non-recursive folders ignore subfolders; ignored files never become stable', async () => {
+    const { stable, started } = start({ recursive: false, ignore: ['*.log'] });
+    await started;
+    await mkdir(path.join(dir, 'sub'));
+    await writeFile(path.join(dir, 'sub', 'deep.pdf'), 'd');
+    await writeFile(path.join(dir, 'x.log'), 'l');
+    await writeFile(path.join(dir, '~$lock.docx'), 'l');
+    await writeFile(path.join(dir, 'top.pdf'), 't');
+    await until(() => stable.length >= 1);
+    await sleep(STABILITY * 2);
+    expect(stable.map((f) => f.rel)).toEqual(['top.pdf']);
+  });
+
+  it('stop ends cleanly: no events afterwards, start cannot be repeated, a missing folder is an error event', async () => {
+    const { w, stable, started } = start();
+    await started;
+    await writeFile(path.join(dir, 'after-stop.pdf'), 'x');
+    await w.stop();
+    expect(w.running).toBe(false);
+    await sleep(STABILITY * 2);
+    expect(stable).toEqual([]);
+    await expect(w.start()).rejects.toThrow(/already stopped/);
+
+    const missing = start({ path: path.join(dir, 'nope') });
+    await missing.started;
+    expect(missing.errors.map((e) => e.message).join()).toMatch(/cannot scan .*nope/);
+  });
+});
