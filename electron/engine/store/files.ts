@@ -1,0 +1,226 @@
+/**
+ * Local files seen (table `files`), their state history (`file_events`) and multipart upload
+ * sessions with their parts (`multipart_sessions`, `uploaded_parts`).
+ */
+import type { Db } from './db.js';
+
+export const FILE_STATES = ['discovered', 'stable', 'queued', 'uploading', 'uploaded', 'running', 'done', 'failed', 'skipped'] as const;
+export type FileState = (typeof FILE_STATES)[number];
+
+export interface FileRow {
+  id: number;
+  folderId: number | null;
+  path: string;
+  size: number;
+  mtimeMs: number;
+  sha256: string | null;
+  state: FileState;
+  originalName: string;
+  safeName: string | null;
+  batchId: number | null;
+  servicePath: string | null;
+  error: string | null;
+  createdMs: number;
+  updatedMs: number;
+}
+
+export interface FileEvent {
+  id: number;
+  fileId: number;
+  fromState: FileState | null;
+  toState: FileState;
+  atMs: number;
+  error: string | null;
+}
+
+export interface NewFile {
+  folderId?: number | null;
+  path: string;
+  size: number;
+  mtimeMs: number;
+  sha256?: string | null;
+  originalName: string;
+  /** Default 'discovered'. */
+  state?: FileState;
+}
+
+export interface MultipartSession {
+  id: number;
+  fileId: number;
+  sessionId: string;
+  servicePath: string;
+  partSize: number;
+  fileSize: number;
+  mtimeMs: number;
+  createdMs: number;
+  completedMs: number | null;
+  abortedMs: number | null;
+  parts: UploadedPart[];
+}
+
+export interface UploadedPart {
+  partNum: number;
+  partId: string;
+  size: number;
+  atMs: number;
+}
+
+interface Raw {
+  id: number; folder_id: number | null; path: string; size: number; mtime_ms: number; sha256: string | null; state: FileState;
+  original_name: string; safe_name: string | null; batch_id: number | null; service_path: string | null; error: string | null;
+  created_ms: number; updated_ms: number;
+}
+interface RawEvent { id: number; file_id: number; from_state: FileState | null; to_state: FileState; at_ms: number; error: string | null }
+interface RawSession {
+  id: number; file_id: number; session_id: string; service_path: string; part_size: number; file_size: number; mtime_ms: number;
+  created_ms: number; completed_ms: number | null; aborted_ms: number | null;
+}
+interface RawPart { part_num: number; part_id: string; size: number; at_ms: number }
+
+const row = (r: Raw): FileRow => ({
+  id: r.id, folderId: r.folder_id, path: r.path, size: r.size, mtimeMs: r.mtime_ms, sha256: r.sha256, state: r.state,
+  originalName: r.original_name, safeName: r.safe_name, batchId: r.batch_id, servicePath: r.service_path, error: r.error,
+  createdMs: r.created_ms, updatedMs: r.updated_ms,
+});
+const event = (r: RawEvent): FileEvent => ({ id: r.id, fileId: r.file_id, fromState: r.from_state, toState: r.to_state, atMs: r.at_ms, error: r.error });
+/** fs.Stats.mtimeMs is fractional; the store keeps whole milliseconds. */
+const ms = (n: number): number => Math.floor(n);
+
+export class UnknownFileError extends Error {
+  override name = 'UnknownFileError';
+}
+
+export function filesQueries(db: Db, now: () => number = Date.now) {
+  const insert = db.prepare<[number | null, string, number, number, string | null, FileState, string, number, number], Raw>(
+    `INSERT INTO files (folder_id, path, size, mtime_ms, sha256, state, original_name, created_ms, updated_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`);
+  const insertEvent = db.prepare<[number, FileState | null, FileState, number, string | null]>(
+    'INSERT INTO file_events (file_id, from_state, to_state, at_ms, error) VALUES (?, ?, ?, ?, ?)');
+  const byId = db.prepare<[number], Raw>('SELECT * FROM files WHERE id = ?');
+  const latestByPath = db.prepare<[string], Raw>('SELECT * FROM files WHERE path = ? ORDER BY id DESC LIMIT 1');
+  const byState = db.prepare<[FileState], Raw>('SELECT * FROM files WHERE state = ? ORDER BY id');
+  const byFolder = db.prepare<[number], Raw>('SELECT * FROM files WHERE folder_id = ? ORDER BY id');
+  const byBatch = db.prepare<[number], Raw>('SELECT * FROM files WHERE batch_id = ? ORDER BY id');
+  const all = db.prepare<[], Raw>('SELECT * FROM files ORDER BY id');
+  const counts = db.prepare<[], { state: FileState; n: number }>('SELECT state, count(*) AS n FROM files GROUP BY state');
+  const doneBySha = db.prepare<[string, number], Raw>(
+    "SELECT * FROM files WHERE sha256 = ? AND state = 'done' AND id != ? ORDER BY id DESC LIMIT 1");
+  const setState = db.prepare<[FileState, string | null, number, number]>('UPDATE files SET state = ?, error = ?, updated_ms = ? WHERE id = ?');
+  const setSeen = db.prepare<[number, number, string | null, number, number]>('UPDATE files SET size = ?, mtime_ms = ?, sha256 = ?, updated_ms = ? WHERE id = ?');
+  const setUpload = db.prepare<[string | null, number | null, string | null, number, number]>(
+    'UPDATE files SET safe_name = ?, batch_id = ?, service_path = ?, updated_ms = ? WHERE id = ?');
+  const events = db.prepare<[number], RawEvent>('SELECT * FROM file_events WHERE file_id = ? ORDER BY id');
+
+  const insertSession = db.prepare<[number, string, string, number, number, number, number], RawSession>(
+    `INSERT INTO multipart_sessions (file_id, session_id, service_path, part_size, file_size, mtime_ms, created_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`);
+  const openSession = db.prepare<[number], RawSession>(
+    'SELECT * FROM multipart_sessions WHERE file_id = ? AND completed_ms IS NULL AND aborted_ms IS NULL ORDER BY id DESC LIMIT 1');
+  const sessionById = db.prepare<[number], RawSession>('SELECT * FROM multipart_sessions WHERE id = ?');
+  const parts = db.prepare<[number], RawPart>('SELECT part_num, part_id, size, at_ms FROM uploaded_parts WHERE session_ref = ? ORDER BY part_num');
+  const insertPart = db.prepare<[number, number, string, number, number]>(
+    `INSERT INTO uploaded_parts (session_ref, part_num, part_id, size, at_ms) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (session_ref, part_num) DO UPDATE SET part_id = excluded.part_id, size = excluded.size, at_ms = excluded.at_ms`);
+  const completeSession = db.prepare<[number, number]>('UPDATE multipart_sessions SET completed_ms = ? WHERE id = ?');
+  const abortSession = db.prepare<[number, number]>('UPDATE multipart_sessions SET aborted_ms = ? WHERE id = ?');
+
+  const session = (r: RawSession): MultipartSession => ({
+    id: r.id, fileId: r.file_id, sessionId: r.session_id, servicePath: r.service_path, partSize: r.part_size, fileSize: r.file_size,
+    mtimeMs: r.mtime_ms, createdMs: r.created_ms, completedMs: r.completed_ms, abortedMs: r.aborted_ms,
+    parts: parts.all(r.id).map((p) => ({ partNum: p.part_num, partId: p.part_id, size: p.size, atMs: p.at_ms })),
+  });
+
+  const add = db.transaction((f: NewFile): FileRow => {
+    const t = now();
+    const state = f.state ?? 'discovered';
+    const r = insert.get(f.folderId ?? null, f.path, f.size, ms(f.mtimeMs), f.sha256 ?? null, state, f.originalName, t, t)!;
+    insertEvent.run(r.id, null, state, t, null);
+    return row(r);
+  });
+
+  const transition = db.transaction((fileId: number, to: FileState, error: string | null = null): FileRow => {
+    const cur = byId.get(fileId);
+    if (!cur) throw new UnknownFileError(`no file with id ${fileId} in the store`);
+    const t = now();
+    setState.run(to, error, t, fileId);
+    insertEvent.run(fileId, cur.state, to, t, error);
+    return row({ ...cur, state: to, error, updated_ms: t });
+  });
+
+  return {
+    /** Records a newly seen file with its first event (null -> state). */
+    add: (f: NewFile): FileRow => add.immediate(f),
+    get(id: number): FileRow | undefined {
+      const r = byId.get(id);
+      return r && row(r);
+    },
+    /** The most recent row for a local path. */
+    byPath(path: string): FileRow | undefined {
+      const r = latestByPath.get(path);
+      return r && row(r);
+    },
+    list(filter: { state?: FileState; folderId?: number; batchId?: number } = {}): FileRow[] {
+      const rs = filter.state !== undefined ? byState.all(filter.state)
+        : filter.folderId !== undefined ? byFolder.all(filter.folderId)
+          : filter.batchId !== undefined ? byBatch.all(filter.batchId)
+            : all.all();
+      return rs.filter((r) => (filter.folderId === undefined || r.folder_id === filter.folderId) && (filter.batchId === undefined || r.batch_id === filter.batchId)).map(row);
+    },
+    /** Number of files in each state (every state present, 0 when none). */
+    countByState(): Record<FileState, number> {
+      const out = Object.fromEntries(FILE_STATES.map((s) => [s, 0])) as Record<FileState, number>;
+      for (const c of counts.all()) out[c.state] = c.n;
+      return out;
+    },
+    /** Another file with the same content that was processed to the end (for duplicate skipping). */
+    doneWithSameContent(sha256: string, exceptId = -1): FileRow | undefined {
+      const r = doneBySha.get(sha256, exceptId);
+      return r && row(r);
+    },
+    /**
+     * Moves a file to state `to` and records the event (from, to, time, error) in the same
+     * transaction. `error` is stored on the file too (cleared when omitted). Throws UnknownFileError.
+     */
+    transition: (fileId: number, to: FileState, error?: string | null): FileRow => transition.immediate(fileId, to, error ?? null),
+    /** The file's state history, oldest first. */
+    history(fileId: number): FileEvent[] {
+      return events.all(fileId).map(event);
+    },
+    /** Records what was seen on disk (size, mtime, hash) at the last look. */
+    observe(fileId: number, seen: { size: number; mtimeMs: number; sha256?: string | null }): void {
+      const cur = byId.get(fileId);
+      if (!cur) throw new UnknownFileError(`no file with id ${fileId} in the store`);
+      setSeen.run(seen.size, ms(seen.mtimeMs), seen.sha256 === undefined ? cur.sha256 : seen.sha256, now(), fileId);
+    },
+    /** Records where the file goes on the service: its safe name, batch and service path. */
+    assign(fileId: number, a: { safeName: string | null; batchId: number | null; servicePath: string | null }): void {
+      if (setUpload.run(a.safeName, a.batchId, a.servicePath, now(), fileId).changes === 0) throw new UnknownFileError(`no file with id ${fileId} in the store`);
+    },
+
+    /** Records a multipart session just opened on the service for a file. */
+    startMultipart(s: { fileId: number; sessionId: string; servicePath: string; partSize: number; fileSize: number; mtimeMs: number }): MultipartSession {
+      return session(insertSession.get(s.fileId, s.sessionId, s.servicePath, s.partSize, s.fileSize, ms(s.mtimeMs), now())!);
+    },
+    /** The file's open (neither completed nor aborted) multipart session, with the parts already acknowledged. */
+    openMultipart(fileId: number): MultipartSession | undefined {
+      const r = openSession.get(fileId);
+      return r && session(r);
+    },
+    multipart(id: number): MultipartSession | undefined {
+      const r = sessionById.get(id);
+      return r && session(r);
+    },
+    /** Records a part the service acknowledged (idempotent per part number: a re-sent part replaces it). */
+    recordPart(sessionRef: number, p: { partNum: number; partId: string; size: number }): void {
+      insertPart.run(sessionRef, p.partNum, p.partId, p.size, now());
+    },
+    completeMultipart(sessionRef: number): void {
+      completeSession.run(now(), sessionRef);
+    },
+    abortMultipart(sessionRef: number): void {
+      abortSession.run(now(), sessionRef);
+    },
+  };
+}
+
+export type FilesQueries = ReturnType<typeof filesQueries>;

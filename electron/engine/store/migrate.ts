@@ -1,0 +1,32 @@
+/** Applies the store's migrations in order, each in its own transaction, tracked with PRAGMA user_version. */
+import type { Db } from './db.js';
+import { MIGRATIONS, type Migration } from './migrations/index.js';
+
+export class StoreVersionError extends Error {
+  override name = 'StoreVersionError';
+}
+
+export function userVersion(db: Db): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/**
+ * Brings the database to `migrations.length`. Returns the versions applied (empty when the
+ * database was already current). A database newer than this code is refused, never touched.
+ */
+export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  const from = userVersion(db);
+  if (from > migrations.length) {
+    throw new StoreVersionError(`the local database is at schema version ${from}, newer than this DocSync (${migrations.length}): update DocSync`);
+  }
+  const applied: number[] = [];
+  for (let v = from; v < migrations.length; v++) {
+    const m = migrations[v]!;
+    db.transaction(() => {
+      m(db);
+      db.pragma(`user_version = ${v + 1}`);
+    }).immediate();
+    applied.push(v + 1);
+  }
+  return applied;
+}

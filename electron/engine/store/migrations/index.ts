@@ -1,0 +1,11 @@
+/**
+ * The store's migrations, in order. Migration i (0-based) takes the database from
+ * `PRAGMA user_version` i to i + 1. Append only: never edit or reorder a released migration.
+ */
+import type { Db } from '../db.js';
+import { initial } from './001-initial.js';
+import { search } from './002-search.js';
+
+export type Migration = (db: Db) => void;
+
+export const MIGRATIONS: readonly Migration[] = [initial, search];

@@ -1,0 +1,81 @@
+/**
+ * Opens the local store: one SQLite database (better-sqlite3) in the data directory, in WAL mode
+ * with foreign keys on, migrated to the latest schema. Plain Node: no electron import.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Db } from './db.js';
+import { foldersQueries, type FoldersQueries } from './folders.js';
+import { filesQueries, type FilesQueries } from './files.js';
+import { migrate } from './migrate.js';
+import type { Migration } from './migrations/index.js';
+import { resultsQueries, type ResultsQueries } from './results.js';
+import { runsQueries, type RunsQueries } from './runs.js';
+import { searchQueries, type SearchQueries } from './search.js';
+
+/** The database's file name inside the data directory. */
+export const STORE_FILE = 'docsync.db';
+
+export interface Store {
+  readonly db: Db;
+  readonly path: string;
+  readonly folders: FoldersQueries;
+  readonly files: FilesQueries;
+  readonly runs: RunsQueries;
+  readonly results: ResultsQueries;
+  readonly search: SearchQueries['search'];
+  /** Runs `fn` in one (IMMEDIATE) transaction; calls to the query modules inside it join it. */
+  transaction<T>(fn: () => T): T;
+  close(): void;
+}
+
+export interface OpenOptions {
+  /** Milliseconds a writer waits for another connection's lock; default 5000. */
+  busyTimeoutMs?: number;
+  /** Clock (Unix ms) for the timestamps the store writes; default Date.now. */
+  now?: () => number;
+  /** For tests: the migrations to apply (default: all). */
+  migrations?: readonly Migration[];
+}
+
+/** Opens the raw database with the store's connection settings, without migrating. */
+export function openDatabase(path: string, o: Pick<OpenOptions, 'busyTimeoutMs'> = {}): Db {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  try {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(o.busyTimeoutMs ?? 5000))}`);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    return db;
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}
+
+/** Opens (creating when needed) the store at `path` and migrates it to the latest schema. */
+export function openStore(path: string, o: OpenOptions = {}): Store {
+  const db = openDatabase(path, o);
+  try {
+    migrate(db, o.migrations);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  const now = o.now ?? Date.now;
+  return {
+    db,
+    path,
+    folders: foldersQueries(db, now),
+    files: filesQueries(db, now),
+    runs: runsQueries(db, now),
+    results: resultsQueries(db, now),
+    search: searchQueries(db).search,
+    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
+    close: () => {
+      if (db.open) db.close();
+    },
+  };
+}

@@ -1,0 +1,227 @@
+/**
+ * Run results: raw pages (`result_pages`), the normalised rows (`result_files`, `documents`,
+ * `fields`, `case_fields`) and downloaded artifacts (`artifacts`).
+ */
+import type { AlertView, CoordinateView, EditView, ResultsPageView } from '../../../shared/service/index.js';
+import { bit, bool, type Db } from './db.js';
+
+export interface StoredPage {
+  pageId: number;
+  resultFileIds: number[];
+  documents: number;
+  fields: number;
+  caseFields: number;
+}
+
+export interface FieldRow {
+  id: number;
+  documentId: number;
+  name: string;
+  value: string | null;
+  type: string | null;
+  errorMsg: string | null;
+  confidenceModel: number | null;
+  confidenceOcr: number | null;
+  valid: boolean | null;
+  alerts: AlertView[];
+  sourceCoordinates: CoordinateView[];
+  editHistory: EditView[];
+  isError: boolean;
+}
+
+export interface DocumentRow {
+  id: number;
+  resultFileId: number;
+  className: string | null;
+  pageNumbers: number[];
+  finalResultPass: boolean | null;
+  classificationConfidence: number | null;
+  reviewCompleted: boolean | null;
+  postProcessedPdfPath: string | null;
+  fields: FieldRow[];
+}
+
+export interface ResultFileRow {
+  id: number;
+  runId: number;
+  /** The local file uploaded as input_file_path, when known. */
+  fileId: number | null;
+  originalFileName: string | null;
+  inputFilePath: string | null;
+  documents: DocumentRow[];
+}
+
+export interface CaseFieldRow {
+  id: number;
+  name: string;
+  value: string | null;
+  chosenField: string | null;
+  errorMsg: string | null;
+  valid: boolean | null;
+  failures: { type: string | null; msg: string | null }[];
+  inputFields: { record_index: number | null; refined_phrase_name: string | null }[];
+}
+
+export interface ArtifactRow {
+  id: number;
+  runId: number | null;
+  documentId: number | null;
+  servicePath: string;
+  localPath: string;
+  size: number;
+  complete: boolean;
+  createdMs: number;
+  updatedMs: number;
+}
+
+interface RawField {
+  id: number; document_id: number; name: string; value: string | null; type: string | null; error_msg: string | null; confidence_model: number | null;
+  confidence_ocr: number | null; valid: number | null; alerts_json: string; source_coordinates_json: string; edit_history_json: string; is_error: number;
+}
+interface RawDoc {
+  id: number; result_file_id: number; class_name: string | null; page_numbers_json: string; final_result_pass: number | null;
+  classification_confidence: number | null; review_completed: number | null; post_processed_pdf_path: string | null;
+}
+interface RawResultFile { id: number; run_id: number; file_id: number | null; original_file_name: string | null; input_file_path: string | null }
+interface RawCase { id: number; name: string; value: string | null; chosen_field: string | null; error_msg: string | null; valid: number | null; failures_json: string; input_fields_json: string }
+interface RawArtifact { id: number; run_id: number | null; document_id: number | null; service_path: string; local_path: string; size: number; complete: number; created_ms: number; updated_ms: number }
+
+const parse = <T>(s: string): T => JSON.parse(s) as T;
+const field = (r: RawField): FieldRow => ({
+  id: r.id, documentId: r.document_id, name: r.name, value: r.value, type: r.type, errorMsg: r.error_msg, confidenceModel: r.confidence_model,
+  confidenceOcr: r.confidence_ocr, valid: bool(r.valid), alerts: parse(r.alerts_json), sourceCoordinates: parse(r.source_coordinates_json),
+  editHistory: parse(r.edit_history_json), isError: r.is_error === 1,
+});
+const artifact = (r: RawArtifact): ArtifactRow => ({
+  id: r.id, runId: r.run_id, documentId: r.document_id, servicePath: r.service_path, localPath: r.local_path, size: r.size, complete: r.complete === 1,
+  createdMs: r.created_ms, updatedMs: r.updated_ms,
+});
+
+/** A field whose extraction failed: value "ERROR" (spec 2.8) or an error message. */
+export const isErrorField = (f: { value: string | null; error_msg: string | null }): boolean => f.value === 'ERROR' || (f.error_msg !== null && f.error_msg !== '');
+
+export function resultsQueries(db: Db, now: () => number = Date.now) {
+  const delPage = db.prepare<[number, number]>('DELETE FROM result_pages WHERE run_id = ? AND file_offset = ?');
+  const insPage = db.prepare<[number, number, string, number], { id: number }>(
+    'INSERT INTO result_pages (run_id, file_offset, raw_json, fetched_ms) VALUES (?, ?, ?, ?) RETURNING id');
+  const localFile = db.prepare<[string], { id: number }>('SELECT id FROM files WHERE service_path = ? ORDER BY id DESC LIMIT 1');
+  const insFile = db.prepare<[number, number, number, number | null, string | null, string | null], { id: number }>(
+    'INSERT INTO result_files (page_id, run_id, idx, file_id, original_file_name, input_file_path) VALUES (?, ?, ?, ?, ?, ?) RETURNING id');
+  const insDoc = db.prepare<[number, number, string | null, string, number | null, number | null, number | null, string | null], { id: number }>(
+    `INSERT INTO documents (result_file_id, idx, class_name, page_numbers_json, final_result_pass, classification_confidence, review_completed, post_processed_pdf_path)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`);
+  const insField = db.prepare<[number, number, string, string | null, string | null, string | null, number | null, number | null, number | null, string, string, string, number]>(
+    `INSERT INTO fields (document_id, idx, name, value, type, error_msg, confidence_model, confidence_ocr, valid, alerts_json, source_coordinates_json, edit_history_json, is_error)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insCase = db.prepare<[number, number, number, string, string | null, string | null, string | null, number | null, string, string]>(
+    `INSERT INTO case_fields (page_id, run_id, idx, name, value, chosen_field, error_msg, valid, failures_json, input_fields_json)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+
+  const rawPages = db.prepare<[number], { file_offset: number; raw_json: string }>('SELECT file_offset, raw_json FROM result_pages WHERE run_id = ? ORDER BY file_offset');
+  const filesOfRun = db.prepare<[number], RawResultFile>(
+    `SELECT rf.id, rf.run_id, rf.file_id, rf.original_file_name, rf.input_file_path FROM result_files rf JOIN result_pages p ON p.id = rf.page_id
+     WHERE rf.run_id = ? ORDER BY p.file_offset, rf.idx`);
+  const filesOfLocal = db.prepare<[number], RawResultFile>('SELECT id, run_id, file_id, original_file_name, input_file_path FROM result_files WHERE file_id = ? ORDER BY id');
+  const docsOf = db.prepare<[number], RawDoc>('SELECT * FROM documents WHERE result_file_id = ? ORDER BY idx');
+  const fieldsOf = db.prepare<[number], RawField>('SELECT * FROM fields WHERE document_id = ? ORDER BY idx');
+  const casesOf = db.prepare<[number], RawCase>(
+    'SELECT c.* FROM case_fields c JOIN result_pages p ON p.id = c.page_id WHERE c.run_id = ? ORDER BY p.file_offset, c.idx');
+  const errorsOf = db.prepare<[number], RawField>(
+    `SELECT f.* FROM fields f JOIN documents d ON d.id = f.document_id JOIN result_files rf ON rf.id = d.result_file_id
+     WHERE rf.run_id = ? AND f.is_error = 1 ORDER BY f.id`);
+
+  const insArtifact = db.prepare<[number | null, number | null, string, string, number, number], RawArtifact>(
+    `INSERT INTO artifacts (run_id, document_id, service_path, local_path, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (service_path, local_path) DO UPDATE SET run_id = coalesce(excluded.run_id, artifacts.run_id),
+       document_id = coalesce(excluded.document_id, artifacts.document_id) RETURNING *`);
+  const setArtifact = db.prepare<[number, number, number, number], RawArtifact>('UPDATE artifacts SET size = ?, complete = ?, updated_ms = ? WHERE id = ? RETURNING *');
+  const incomplete = db.prepare<[], RawArtifact>('SELECT * FROM artifacts WHERE complete = 0 ORDER BY id');
+  const artifactsOf = db.prepare<[number], RawArtifact>('SELECT * FROM artifacts WHERE run_id = ? ORDER BY id');
+
+  const store = db.transaction((runId: number, raw: unknown, page: ResultsPageView, fileOffset: number): StoredPage => {
+    delPage.run(runId, fileOffset);
+    const pageId = insPage.get(runId, fileOffset, JSON.stringify(raw), now())!.id;
+    const out: StoredPage = { pageId, resultFileIds: [], documents: 0, fields: 0, caseFields: 0 };
+    page.files.forEach((f, i) => {
+      const local = f.input_file_path === null ? undefined : localFile.get(f.input_file_path);
+      const rfId = insFile.get(pageId, runId, i, local?.id ?? null, f.original_file_name, f.input_file_path)!.id;
+      out.resultFileIds.push(rfId);
+      f.documents.forEach((d, k) => {
+        const docId = insDoc.get(rfId, k, d.class_name, JSON.stringify(d.page_numbers), bit(d.validations?.final_result_pass),
+          d.classification_confidence?.model ?? null, bit(d.review_completed), d.post_processed_pdf_path ?? null)!.id;
+        out.documents++;
+        d.fields.forEach((x, n) => {
+          insField.run(docId, n, x.field_name, x.value, x.type, x.error_msg, x.confidence?.model ?? null, x.confidence?.ocr ?? null,
+            bit(x.validations?.valid), JSON.stringify(x.validations?.alerts ?? []), JSON.stringify(x.source_coordinates ?? []),
+            JSON.stringify(x.edit_history ?? []), isErrorField(x) ? 1 : 0);
+          out.fields++;
+        });
+      });
+    });
+    page.case_info.fields.forEach((c, i) => {
+      insCase.run(pageId, runId, i, c.name, c.value, c.chosen_field, c.error_msg, bit(c.validations?.valid),
+        JSON.stringify(c.validations?.failures ?? []), JSON.stringify(c.input_fields));
+      out.caseFields++;
+    });
+    return out;
+  });
+
+  const resultFile = (r: RawResultFile): ResultFileRow => ({
+    id: r.id, runId: r.run_id, fileId: r.file_id, originalFileName: r.original_file_name, inputFilePath: r.input_file_path,
+    documents: docsOf.all(r.id).map((d) => ({
+      id: d.id, resultFileId: d.result_file_id, className: d.class_name, pageNumbers: parse<number[]>(d.page_numbers_json),
+      finalResultPass: bool(d.final_result_pass), classificationConfidence: d.classification_confidence, reviewCompleted: bool(d.review_completed),
+      postProcessedPdfPath: d.post_processed_pdf_path, fields: fieldsOf.all(d.id).map(field),
+    })),
+  });
+
+  return {
+    /**
+     * Stores one results page of run `runId` (local runs.id) fetched at `fileOffset`: the raw JSON
+     * and its normalised rows, in one transaction. Storing the same (run, file_offset) again
+     * replaces the earlier copy (e.g. results re-fetched after a review).
+     */
+    storeResultsPage: (runId: number, raw: unknown, page: ResultsPageView, fileOffset = 0): StoredPage => store.immediate(runId, raw, page, fileOffset),
+    /** The raw pages of a run, by file_offset. */
+    rawPages(runId: number): { fileOffset: number; raw: unknown }[] {
+      return rawPages.all(runId).map((p) => ({ fileOffset: p.file_offset, raw: JSON.parse(p.raw_json) as unknown }));
+    },
+    /** The result files of a run in service order, with their documents and fields. */
+    filesOfRun(runId: number): ResultFileRow[] {
+      return filesOfRun.all(runId).map(resultFile);
+    },
+    /** Every result stored for a local file (one per run that processed it). */
+    resultsOfFile(fileId: number): ResultFileRow[] {
+      return filesOfLocal.all(fileId).map(resultFile);
+    },
+    caseFields(runId: number): CaseFieldRow[] {
+      return casesOf.all(runId).map((c) => ({
+        id: c.id, name: c.name, value: c.value, chosenField: c.chosen_field, errorMsg: c.error_msg, valid: bool(c.valid),
+        failures: parse(c.failures_json), inputFields: parse(c.input_fields_json),
+      }));
+    },
+    /** Fields of a run whose extraction failed. */
+    errorFields(runId: number): FieldRow[] {
+      return errorsOf.all(runId).map(field);
+    },
+
+    /** Records a download about to start (idempotent on service path + local path). */
+    addArtifact(a: { runId?: number | null; documentId?: number | null; servicePath: string; localPath: string }): ArtifactRow {
+      const t = now();
+      return artifact(insArtifact.get(a.runId ?? null, a.documentId ?? null, a.servicePath, a.localPath, t, t)!);
+    },
+    /** Records the bytes written so far, and whether the download is complete. */
+    setArtifactProgress(id: number, size: number, complete: boolean): ArtifactRow | undefined {
+      const r = setArtifact.get(size, complete ? 1 : 0, now(), id);
+      return r && artifact(r);
+    },
+    incompleteArtifacts(): ArtifactRow[] {
+      return incomplete.all().map(artifact);
+    },
+    artifactsOfRun(runId: number): ArtifactRow[] {
+      return artifactsOf.all(runId).map(artifact);
+    },
+  };
+}
+
+export type ResultsQueries = ReturnType<typeof resultsQueries>;

@@ -1,0 +1,189 @@
+/** Batches (table `batches`), runs (`runs`) and service jobs (`jobs`). */
+import type { JobState, RunStatus } from '../../../shared/service/index.js';
+import type { Db } from './db.js';
+
+export interface BatchRow {
+  id: number;
+  serviceBatchId: string | null;
+  folderId: number | null;
+  servicePath: string | null;
+  createdMs: number;
+  closedMs: number | null;
+  deletedMs: number | null;
+}
+
+export interface RunRow {
+  id: number;
+  serviceRunId: string;
+  batchId: number | null;
+  deploymentId: string | null;
+  appId: string | null;
+  status: RunStatus | null;
+  msg: string | null;
+  reviewWaiting: boolean;
+  startMs: number | null;
+  finishMs: number | null;
+  createdMs: number;
+  updatedMs: number;
+  resultsStoredMs: number | null;
+  deletedMs: number | null;
+}
+
+export interface JobRow {
+  id: number;
+  serviceJobId: string;
+  kind: string;
+  runId: number | null;
+  batchId: number | null;
+  status: JobState | null;
+  msg: string | null;
+  createdMs: number;
+  updatedMs: number;
+}
+
+interface RawBatch { id: number; service_batch_id: string | null; folder_id: number | null; service_path: string | null; created_ms: number; closed_ms: number | null; deleted_ms: number | null }
+interface RawRun {
+  id: number; service_run_id: string; batch_id: number | null; deployment_id: string | null; app_id: string | null; status: RunStatus | null;
+  msg: string | null; review_waiting: number; start_ms: number | null; finish_ms: number | null; created_ms: number; updated_ms: number;
+  results_stored_ms: number | null; deleted_ms: number | null;
+}
+interface RawJob { id: number; service_job_id: string; kind: string; run_id: number | null; batch_id: number | null; status: JobState | null; msg: string | null; created_ms: number; updated_ms: number }
+
+const batch = (r: RawBatch): BatchRow => ({
+  id: r.id, serviceBatchId: r.service_batch_id, folderId: r.folder_id, servicePath: r.service_path, createdMs: r.created_ms, closedMs: r.closed_ms, deletedMs: r.deleted_ms,
+});
+const run = (r: RawRun): RunRow => ({
+  id: r.id, serviceRunId: r.service_run_id, batchId: r.batch_id, deploymentId: r.deployment_id, appId: r.app_id, status: r.status, msg: r.msg,
+  reviewWaiting: r.review_waiting === 1, startMs: r.start_ms, finishMs: r.finish_ms, createdMs: r.created_ms, updatedMs: r.updated_ms,
+  resultsStoredMs: r.results_stored_ms, deletedMs: r.deleted_ms,
+});
+const job = (r: RawJob): JobRow => ({
+  id: r.id, serviceJobId: r.service_job_id, kind: r.kind, runId: r.run_id, batchId: r.batch_id, status: r.status, msg: r.msg, createdMs: r.created_ms, updatedMs: r.updated_ms,
+});
+const ms = (n: number | null | undefined): number | null => (n === null || n === undefined ? null : Math.floor(n));
+
+/** Run statuses after which nothing changes on the service. */
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['COMPLETE', 'FAILED', 'CANCELLED'];
+
+export function runsQueries(db: Db, now: () => number = Date.now) {
+  const insBatch = db.prepare<[string | null, number | null, string | null, number], RawBatch>(
+    'INSERT INTO batches (service_batch_id, folder_id, service_path, created_ms) VALUES (?, ?, ?, ?) RETURNING *');
+  const batchById = db.prepare<[number], RawBatch>('SELECT * FROM batches WHERE id = ?');
+  const batchByService = db.prepare<[string], RawBatch>('SELECT * FROM batches WHERE service_batch_id = ?');
+  const openBatches = db.prepare<[], RawBatch>('SELECT * FROM batches WHERE closed_ms IS NULL AND deleted_ms IS NULL ORDER BY id');
+  const setBatchService = db.prepare<[string, string | null, number]>('UPDATE batches SET service_batch_id = ?, service_path = ? WHERE id = ?');
+  const closeBatch = db.prepare<[number, number]>('UPDATE batches SET closed_ms = coalesce(closed_ms, ?) WHERE id = ?');
+  const deleteBatch = db.prepare<[number, number]>('UPDATE batches SET deleted_ms = coalesce(deleted_ms, ?) WHERE id = ?');
+
+  const insRun = db.prepare<[string, number | null, string | null, string | null, RunStatus | null, number, number], RawRun>(
+    `INSERT INTO runs (service_run_id, batch_id, deployment_id, app_id, status, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (service_run_id) DO UPDATE SET batch_id = coalesce(runs.batch_id, excluded.batch_id) RETURNING *`);
+  const runById = db.prepare<[number], RawRun>('SELECT * FROM runs WHERE id = ?');
+  const runByService = db.prepare<[string], RawRun>('SELECT * FROM runs WHERE service_run_id = ?');
+  const runByBatch = db.prepare<[number], RawRun>('SELECT * FROM runs WHERE batch_id = ? ORDER BY id DESC LIMIT 1');
+  const allRuns = db.prepare<[number], RawRun>('SELECT * FROM runs ORDER BY id DESC LIMIT ?');
+  const activeRuns = db.prepare<[], RawRun>(
+    "SELECT * FROM runs WHERE deleted_ms IS NULL AND (status IS NULL OR status NOT IN ('COMPLETE','FAILED','CANCELLED') OR (status = 'COMPLETE' AND results_stored_ms IS NULL)) ORDER BY id");
+  const setStatus = db.prepare<[RunStatus | null, string | null, number, number | null, number | null, number, number], RawRun>(
+    `UPDATE runs SET status = ?, msg = ?, review_waiting = ?, start_ms = coalesce(?, start_ms), finish_ms = coalesce(?, finish_ms), updated_ms = ?
+     WHERE id = ? RETURNING *`);
+  const setStored = db.prepare<[number, number, number]>('UPDATE runs SET results_stored_ms = ?, updated_ms = ? WHERE id = ?');
+  const setRunDeleted = db.prepare<[number, number]>('UPDATE runs SET deleted_ms = coalesce(deleted_ms, ?) WHERE id = ?');
+
+  const insJob = db.prepare<[string, string, number | null, number | null, JobState | null, number, number], RawJob>(
+    `INSERT INTO jobs (service_job_id, kind, run_id, batch_id, status, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (service_job_id) DO UPDATE SET kind = excluded.kind RETURNING *`);
+  const jobByService = db.prepare<[string], RawJob>('SELECT * FROM jobs WHERE service_job_id = ?');
+  const setJob = db.prepare<[JobState | null, string | null, number, string], RawJob>('UPDATE jobs SET status = ?, msg = ?, updated_ms = ? WHERE service_job_id = ? RETURNING *');
+  const pendingJobs = db.prepare<[], RawJob>(
+    "SELECT * FROM jobs WHERE status IS NULL OR status NOT IN ('COMPLETE','FAILED','CANCELLED') ORDER BY id");
+
+  return {
+    /** Records a batch; `serviceBatchId` may come later through `setBatchService`. */
+    addBatch(b: { serviceBatchId?: string | null; folderId?: number | null; servicePath?: string | null }): BatchRow {
+      return batch(insBatch.get(b.serviceBatchId ?? null, b.folderId ?? null, b.servicePath ?? null, now())!);
+    },
+    batch(id: number): BatchRow | undefined {
+      const r = batchById.get(id);
+      return r && batch(r);
+    },
+    batchByServiceId(serviceBatchId: string): BatchRow | undefined {
+      const r = batchByService.get(serviceBatchId);
+      return r && batch(r);
+    },
+    openBatches(): BatchRow[] {
+      return openBatches.all().map(batch);
+    },
+    setBatchService(id: number, serviceBatchId: string, servicePath: string | null = null): void {
+      setBatchService.run(serviceBatchId, servicePath, id);
+    },
+    closeBatch(id: number): void {
+      closeBatch.run(now(), id);
+    },
+    markBatchDeleted(id: number): void {
+      deleteBatch.run(now(), id);
+    },
+
+    /** Records a run started on the service (idempotent on the service run id). */
+    addRun(r: { serviceRunId: string; batchId?: number | null; deploymentId?: string | null; appId?: string | null; status?: RunStatus | null }): RunRow {
+      const t = now();
+      return run(insRun.get(r.serviceRunId, r.batchId ?? null, r.deploymentId ?? null, r.appId ?? null, r.status ?? null, t, t)!);
+    },
+    run(id: number): RunRow | undefined {
+      const r = runById.get(id);
+      return r && run(r);
+    },
+    runByServiceId(serviceRunId: string): RunRow | undefined {
+      const r = runByService.get(serviceRunId);
+      return r && run(r);
+    },
+    runForBatch(batchId: number): RunRow | undefined {
+      const r = runByBatch.get(batchId);
+      return r && run(r);
+    },
+    /** Most recent first. */
+    listRuns(limit = 1000): RunRow[] {
+      return allRuns.all(limit).map(run);
+    },
+    /** Runs still to follow: not terminal, or COMPLETE with results not yet all stored; not deleted. */
+    activeRuns(): RunRow[] {
+      return activeRuns.all().map(run);
+    },
+    /**
+     * Records the status seen on the service. Timestamps are Unix ms (null keeps the stored one);
+     * review_waiting is set exactly when the status is STOPPED_AT_CHECKPOINT.
+     */
+    setRunStatus(id: number, s: { status: RunStatus | null; msg?: string | null; startMs?: number | null; finishMs?: number | null }): RunRow | undefined {
+      const r = setStatus.get(s.status, s.msg ?? null, s.status === 'STOPPED_AT_CHECKPOINT' ? 1 : 0, ms(s.startMs), ms(s.finishMs), now(), id);
+      return r && run(r);
+    },
+    /** Marks that every results page of the run is stored. */
+    markResultsStored(id: number): void {
+      const t = now();
+      setStored.run(t, t, id);
+    },
+    markRunDeleted(id: number): void {
+      setRunDeleted.run(now(), id);
+    },
+
+    /** Records a job the service started (idempotent on its id). */
+    addJob(j: { serviceJobId: string; kind: string; runId?: number | null; batchId?: number | null; status?: JobState | null }): JobRow {
+      const t = now();
+      return job(insJob.get(j.serviceJobId, j.kind, j.runId ?? null, j.batchId ?? null, j.status ?? null, t, t)!);
+    },
+    job(serviceJobId: string): JobRow | undefined {
+      const r = jobByService.get(serviceJobId);
+      return r && job(r);
+    },
+    setJobStatus(serviceJobId: string, status: JobState | null, msg: string | null = null): JobRow | undefined {
+      const r = setJob.get(status, msg, now(), serviceJobId);
+      return r && job(r);
+    },
+    /** Jobs whose last state seen is not terminal (COMPLETE, FAILED, CANCELLED). */
+    pendingJobs(): JobRow[] {
+      return pendingJobs.all().map(job);
+    },
+  };
+}
+
+export type RunsQueries = ReturnType<typeof runsQueries>;

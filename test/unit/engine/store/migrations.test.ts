@@ -1,0 +1,117 @@
+/**
+ * Opening the store (issue 4, "Local store"): WAL and the connection settings, numbered
+ * migrations tracked with PRAGMA user_version, upgrades from an older schema, re-opening as a
+ * no-op, and no column that could hold a credential.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  MIGRATIONS, StoreVersionError, migrate, openDatabase, userVersion,
+} from '../../../../electron/engine/store/index.js';
+import { parseResultsPage } from '../../../../shared/service/index.js';
+import { resultsPage, tempStore, type TempStore } from './fixtures.js';
+
+let t: TempStore;
+beforeEach(() => { t = tempStore(); });
+afterEach(() => t.cleanup());
+
+const schema = (s: { db: { prepare(sql: string): { all(): unknown[] } } }) =>
+  s.db.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name").all();
+
+describe('openStore: connection settings', () => {
+  it('creates the data directory and opens the database in WAL mode with foreign keys, busy_timeout and synchronous NORMAL', () => {
+    const s = t.open({ busyTimeoutMs: 1234 });
+    expect(s.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(s.db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(s.db.pragma('busy_timeout', { simple: true })).toBe(1234);
+    expect(s.db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+  });
+
+  it('foreign keys are enforced: an event for a file that does not exist is refused', () => {
+    const s = t.open();
+    expect(() => s.db.prepare("INSERT INTO file_events (file_id, to_state, at_ms) VALUES (999, 'stable', 1)").run()).toThrow(/FOREIGN KEY/);
+  });
+});
+
+describe('migrations: numbered, in order, tracked with user_version', () => {
+  it('a new database is migrated to the latest version', () => {
+    const s = t.open();
+    expect(userVersion(s.db)).toBe(MIGRATIONS.length);
+    expect(MIGRATIONS.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('re-opening a current database applies nothing and leaves the schema and data as they were', () => {
+    const a = t.open();
+    a.folders.add({ path: '/in', deploymentId: 'd1' });
+    const before = schema(a);
+    a.close();
+    const db = openDatabase(t.path);
+    expect(migrate(db)).toEqual([]);
+    db.close();
+    const b = t.open();
+    expect(userVersion(b.db)).toBe(MIGRATIONS.length);
+    expect(schema(b)).toEqual(before);
+    expect(b.folders.list().map((f) => f.path)).toEqual(['/in']);
+  });
+
+  it('a database at version 1 with results in it upgrades to the latest, and the search index covers the old rows', () => {
+    const old = t.open({ migrations: MIGRATIONS.slice(0, 1) });
+    expect(userVersion(old.db)).toBe(1);
+    expect(old.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'search_index'").get()).toEqual({ n: 0 });
+    const run = old.runs.addRun({ serviceRunId: 'run_8f2a' });
+    old.results.storeResultsPage(run.id, resultsPage(), parseResultsPage(resultsPage()), 0);
+    old.close();
+
+    const db = openDatabase(t.path);
+    expect(migrate(db)).toEqual(Array.from({ length: MIGRATIONS.length - 1 }, (_, i) => i + 2));
+    db.close();
+    const s = t.open();
+    expect(userVersion(s.db)).toBe(MIGRATIONS.length);
+    const hits = s.search('INV-2026-0042');
+    expect(hits).toHaveLength(1);
+    expect(hits[0]).toMatchObject({ kind: 'field', fieldName: 'invoice_number', serviceRunId: 'run_8f2a' });
+    expect(s.search('Cover Letter').map((h) => h.kind)).toEqual(['document']);
+  });
+
+  it('a migration that fails leaves the database at the version before it, with nothing of it applied', () => {
+    const db = openDatabase(t.path);
+    const broken = [...MIGRATIONS.slice(0, 1), (d: typeof db) => { d.exec('CREATE TABLE half_done (x)'); throw new Error('boom'); }];
+    expect(() => migrate(db, broken)).toThrow('boom');
+    expect(userVersion(db)).toBe(1);
+    expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'half_done'").get()).toEqual({ n: 0 });
+    db.close();
+  });
+
+  it('a database from a newer DocSync is refused and left untouched', () => {
+    const db = openDatabase(t.path);
+    db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+    db.close();
+    expect(() => t.open()).toThrow(StoreVersionError);
+    const again = openDatabase(t.path);
+    expect(userVersion(again)).toBe(MIGRATIONS.length + 1);
+    expect(again.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'files'").get()).toEqual({ n: 0 });
+    again.close();
+  });
+});
+
+describe('schema: never a credential', () => {
+  it('no table or column is named like token, secret, password, credential or api key', () => {
+    const s = t.open();
+    const tables = s.db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')").all();
+    expect(tables.length).toBeGreaterThan(10);
+    const names: string[] = [];
+    for (const { name } of tables) {
+      names.push(name);
+      for (const c of s.db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${name.replace(/'/g, "''")}')`).all()) names.push(`${name}.${c.name}`);
+    }
+    expect(names).toContain('files.sha256');
+    expect(names.filter((n) => /token|secret|passw|credential|api_?key|bearer|auth/i.test(n))).toEqual([]);
+  });
+
+  it('every table in 001 carries a doc comment', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const sql = await readFile(new URL('../../../../electron/engine/store/migrations/001-initial.ts', import.meta.url), 'utf8');
+    const tables = [...sql.matchAll(/CREATE TABLE (\w+)/g)].map((m) => m[1]);
+    expect(tables.length).toBeGreaterThan(10);
+    for (const name of tables) expect(sql, name).toMatch(new RegExp(`--[^\\n]*\\n(\\s*--[^\\n]*\\n)*\\s*CREATE TABLE ${name} `));
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * Results kept for offline use (issue 4, "Local store"): the raw JSON of each page and the
+ * normalised files, documents, fields and case fields, written in one transaction; downloaded
+ * artifacts.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../../../electron/engine/store/index.js';
+import { parseResultsPage } from '../../../../shared/service/index.js';
+import { resultsPage, tempStore, type TempStore } from './fixtures.js';
+
+let t: TempStore;
+let s: Store;
+beforeEach(() => {
+  t = tempStore();
+  s = t.open();
+});
+afterEach(() => t.cleanup());
+
+const count = (table: string) => (s.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const ingest = (runId: number, raw = resultsPage(), offset = 0) => s.results.storeResultsPage(runId, raw, parseResultsPage(raw), offset);
+
+describe('storeResultsPage: raw page and normalised rows', () => {
+  it('stores the page as received and every file, document, field and case field of it', () => {
+    const run = s.runs.addRun({ serviceRunId: 'run_8f2a' });
+    const raw = resultsPage();
+    const stored = ingest(run.id, raw);
+    expect(stored).toMatchObject({ documents: 3, fields: 5, caseFields: 2 });
+    expect(stored.resultFileIds).toHaveLength(2);
+    expect(s.results.rawPages(run.id)).toEqual([{ fileOffset: 0, raw }]);
+
+    const files = s.results.filesOfRun(run.id);
+    expect(files.map((f) => f.originalFileName)).toEqual(['Rechnung Müller 2026-03.pdf', 'scan_0007.pdf']);
+    const invoice = files[0]!.documents[0]!;
+    expect(invoice).toMatchObject({
+      className: 'Invoice', pageNumbers: [0, 1], finalResultPass: false, classificationConfidence: 0.88, reviewCompleted: false,
+      postProcessedPdfPath: 'svc-drive/workspaces/team/batches/17/out/Rechnung_Muller_2026-03.pdf',
+    });
+    expect(invoice.fields.map((f) => f.name)).toEqual(['supplier_name', 'invoice_number', 'total_amount', 'due_date']);
+    expect(invoice.fields[0]).toMatchObject({ value: 'Müller Bürobedarf GmbH', type: 'TEXT', isError: false, valid: true });
+    expect(invoice.fields[2]).toMatchObject({
+      value: '1234.50', type: 'NUMBER', confidenceModel: 0.61, confidenceOcr: 0.9, valid: false, isError: false,
+      sourceCoordinates: [{ top_x: 0.1, top_y: 0.2, bottom_x: 0.4, bottom_y: 0.25, page_number: 1 }],
+      alerts: [{ alert_level: 'WARNING', msg: 'confidence below 0.8', blocked: false, type: 'min_confidence', locations: ['total_amount'] }],
+    });
+    expect(invoice.fields[2]!.editHistory[0]?.modifications).toEqual([{ message: 'value changed from 1234.00' }]);
+    expect(files[1]!.documents.map((d) => [d.className, d.pageNumbers, d.fields.length, d.postProcessedPdfPath])).toEqual([
+      ['Receipt', [0], 1, null], ['Cover Letter', [1, 2], 0, null],
+    ]);
+
+    expect(s.results.errorFields(run.id).map((f) => [f.name, f.value, f.errorMsg])).toEqual([['due_date', 'ERROR', 'no date found on the page']]);
+    expect(s.results.caseFields(run.id)).toEqual([
+      { id: expect.any(Number), name: 'case_total', value: '1234.50', chosenField: 'total_amount', errorMsg: null, valid: true, failures: [], inputFields: [{ record_index: 0, refined_phrase_name: 'total_amount' }] },
+      { id: expect.any(Number), name: 'case_due', value: null, chosenField: null, errorMsg: 'no input', valid: false, failures: [{ type: 'required', msg: 'due date missing' }], inputFields: [] },
+    ]);
+  });
+
+  it('links a result file to the local file that was uploaded to its input_file_path', () => {
+    const f = s.files.add({ path: '/in/scan_0007.pdf', size: 10, mtimeMs: 1, originalName: 'scan_0007.pdf' });
+    s.files.assign(f.id, { safeName: 'scan_0007.pdf', batchId: null, servicePath: 'svc-drive/workspaces/team/batches/17/scan_0007.pdf' });
+    const run = s.runs.addRun({ serviceRunId: 'run_8f2a' });
+    ingest(run.id);
+    expect(s.results.filesOfRun(run.id).map((r) => r.fileId)).toEqual([null, f.id]);
+    expect(s.results.resultsOfFile(f.id).map((r) => r.documents.map((d) => d.className))).toEqual([['Receipt', 'Cover Letter']]);
+  });
+
+  it('pages are kept in file_offset order; storing a page again replaces it instead of doubling rows', () => {
+    const run = s.runs.addRun({ serviceRunId: 'run_8f2a' });
+    const p0 = resultsPage({ has_more: true });
+    const p2 = resultsPage({ files: [{ original_file_name: 'third.pdf', input_file_path: 'svc-drive/x/third.pdf', documents: [] }] });
+    ingest(run.id, p2, 2);
+    ingest(run.id, p0, 0);
+    expect(s.results.filesOfRun(run.id).map((f) => f.originalFileName)).toEqual(['Rechnung Müller 2026-03.pdf', 'scan_0007.pdf', 'third.pdf']);
+    const before = [count('result_pages'), count('result_files'), count('documents'), count('fields'), count('case_fields'), count('search_index')];
+    ingest(run.id, p0, 0);
+    expect([count('result_pages'), count('result_files'), count('documents'), count('fields'), count('case_fields'), count('search_index')]).toEqual(before);
+    expect(s.results.rawPages(run.id).map((p) => p.fileOffset)).toEqual([0, 2]);
+  });
+
+  it('a page that cannot be stored leaves nothing behind (one transaction)', () => {
+    const run = s.runs.addRun({ serviceRunId: 'run_8f2a' });
+    ingest(run.id);
+    const before = [count('result_pages'), count('fields'), count('search_index')];
+    const parsed = parseResultsPage(resultsPage());
+    // a field name the schema refuses (NOT NULL) half-way through the page
+    (parsed.files[1]!.documents[0]!.fields[0] as { field_name: unknown }).field_name = null;
+    expect(() => s.results.storeResultsPage(run.id, resultsPage(), parsed, 0)).toThrow(/NOT NULL/);
+    expect([count('result_pages'), count('fields'), count('search_index')]).toEqual(before);
+    expect(s.results.filesOfRun(run.id)).toHaveLength(2);
+    expect(() => ingest(999)).toThrow(/FOREIGN KEY/);
+  });
+
+  it('deleting a run removes its results and their search rows', () => {
+    const run = s.runs.addRun({ serviceRunId: 'run_8f2a' });
+    ingest(run.id);
+    expect(count('search_index')).toBeGreaterThan(0);
+    s.db.prepare('DELETE FROM runs WHERE id = ?').run(run.id);
+    expect([count('result_pages'), count('result_files'), count('documents'), count('fields'), count('case_fields'), count('search_index')]).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+});
+
+describe('artifacts: downloads that resume', () => {
+  it('records service path, local path, bytes written and completion; incomplete ones are listed after a restart', () => {
+    const run = s.runs.addRun({ serviceRunId: 'run_8f2a' });
+    const a = s.results.addArtifact({ runId: run.id, servicePath: 'svc-drive/out/a.pdf', localPath: '/data/out/a.pdf' });
+    expect(s.results.addArtifact({ servicePath: 'svc-drive/out/a.pdf', localPath: '/data/out/a.pdf' })).toMatchObject({ id: a.id, runId: run.id });
+    s.results.setArtifactProgress(a.id, 4096, false);
+    s.close();
+    const again = t.open();
+    expect(again.results.incompleteArtifacts()).toMatchObject([{ id: a.id, size: 4096, complete: false, localPath: '/data/out/a.pdf' }]);
+    again.results.setArtifactProgress(a.id, 8000, true);
+    expect(again.results.incompleteArtifacts()).toEqual([]);
+    expect(again.results.artifactsOfRun(run.id)).toMatchObject([{ size: 8000, complete: true }]);
+  });
+});
