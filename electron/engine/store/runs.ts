@@ -10,6 +10,10 @@ export interface BatchRow {
   createdMs: number;
   closedMs: number | null;
   deletedMs: number | null;
+  /** The batch's name on the service (unique: found again by name after a crash). */
+  name: string | null;
+  /** JSON: what to run when the batch is uploaded (see engine/pipeline/plan.ts). */
+  plan: string | null;
 }
 
 export interface RunRow {
@@ -41,7 +45,10 @@ export interface JobRow {
   updatedMs: number;
 }
 
-interface RawBatch { id: number; service_batch_id: string | null; folder_id: number | null; service_path: string | null; created_ms: number; closed_ms: number | null; deleted_ms: number | null }
+interface RawBatch {
+  id: number; service_batch_id: string | null; folder_id: number | null; service_path: string | null; created_ms: number; closed_ms: number | null;
+  deleted_ms: number | null; name: string | null; plan: string | null;
+}
 interface RawRun {
   id: number; service_run_id: string; batch_id: number | null; deployment_id: string | null; app_id: string | null; status: RunStatus | null;
   msg: string | null; review_waiting: number; start_ms: number | null; finish_ms: number | null; created_ms: number; updated_ms: number;
@@ -51,6 +58,7 @@ interface RawJob { id: number; service_job_id: string; kind: string; run_id: num
 
 const batch = (r: RawBatch): BatchRow => ({
   id: r.id, serviceBatchId: r.service_batch_id, folderId: r.folder_id, servicePath: r.service_path, createdMs: r.created_ms, closedMs: r.closed_ms, deletedMs: r.deleted_ms,
+  name: r.name, plan: r.plan,
 });
 const run = (r: RawRun): RunRow => ({
   id: r.id, serviceRunId: r.service_run_id, batchId: r.batch_id, deploymentId: r.deployment_id, appId: r.app_id, status: r.status, msg: r.msg,
@@ -66,8 +74,11 @@ const ms = (n: number | null | undefined): number | null => (n === null || n ===
 export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['COMPLETE', 'FAILED', 'CANCELLED'];
 
 export function runsQueries(db: Db, now: () => number = Date.now) {
-  const insBatch = db.prepare<[string | null, number | null, string | null, number], RawBatch>(
-    'INSERT INTO batches (service_batch_id, folder_id, service_path, created_ms) VALUES (?, ?, ?, ?) RETURNING *');
+  const insBatch = db.prepare<[string | null, number | null, string | null, number, string | null, string | null], RawBatch>(
+    'INSERT INTO batches (service_batch_id, folder_id, service_path, created_ms, name, plan) VALUES (?, ?, ?, ?, ?, ?) RETURNING *');
+  const unfinishedBatches = db.prepare<[], RawBatch>(
+    `SELECT b.* FROM batches b WHERE b.closed_ms IS NOT NULL AND b.deleted_ms IS NULL AND b.plan IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.batch_id = b.id) ORDER BY b.id`);
   const batchById = db.prepare<[number], RawBatch>('SELECT * FROM batches WHERE id = ?');
   const batchByService = db.prepare<[string], RawBatch>('SELECT * FROM batches WHERE service_batch_id = ?');
   const openBatches = db.prepare<[], RawBatch>('SELECT * FROM batches WHERE closed_ms IS NULL AND deleted_ms IS NULL ORDER BY id');
@@ -100,8 +111,12 @@ export function runsQueries(db: Db, now: () => number = Date.now) {
 
   return {
     /** Records a batch; `serviceBatchId` may come later through `setBatchService`. */
-    addBatch(b: { serviceBatchId?: string | null; folderId?: number | null; servicePath?: string | null }): BatchRow {
-      return batch(insBatch.get(b.serviceBatchId ?? null, b.folderId ?? null, b.servicePath ?? null, now())!);
+    addBatch(b: { serviceBatchId?: string | null; folderId?: number | null; servicePath?: string | null; name?: string | null; plan?: string | null }): BatchRow {
+      return batch(insBatch.get(b.serviceBatchId ?? null, b.folderId ?? null, b.servicePath ?? null, now(), b.name ?? null, b.plan ?? null)!);
+    },
+    /** Closed batches with a plan whose run has not been recorded yet: work to finish after a restart. */
+    unfinishedBatches(): BatchRow[] {
+      return unfinishedBatches.all().map(batch);
     },
     batch(id: number): BatchRow | undefined {
       const r = batchById.get(id);

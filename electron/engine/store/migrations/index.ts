@@ -5,7 +5,8 @@
 import type { Db } from '../db.js';
 import { initial } from './001-initial.js';
 import { search } from './002-search.js';
+import { batchPlan } from './003-batch-plan.js';
 
 export type Migration = (db: Db) => void;
 
-export const MIGRATIONS: readonly Migration[] = [initial, search];
+export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan];
