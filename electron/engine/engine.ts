@@ -1,0 +1,353 @@
+import { EventEmitter } from 'node:events';
+import { rename, rm, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { FOLDER_DEFAULTS, validateFolderSettings, type FolderRunSettings, type FolderTarget, type HotFolderSettings } from '../../shared/hot-folder.js';
+import { log, setState, settingsOf, type EngineEvents, type PipelineContext } from './pipeline/context.js';
+import { DEFAULT_POLL, followRun, type PollPolicy } from './pipeline/follower.js';
+import { sha256File } from './pipeline/hash.js';
+import { intake, recordBatch } from './pipeline/intake.js';
+import type { BatchPlan } from './pipeline/plan.js';
+import { TryLater, uploadBatch } from './pipeline/uploader.js';
+import type { ServiceClient } from './service/index.js';
+import type { FileRow, FileState, FolderRow, Store } from './store/index.js';
+import { BatchPlanner, type BatchFile } from './watch/batcher.js';
+import { scanFolder } from './watch/scan.js';
+import { createFilter } from './watch/ignore.js';
+import { FolderWatcher } from './watch/watcher.js';
+
+export interface EngineOptions {
+  store: Store;
+  client: ServiceClient;
+  /** Data home (artifacts are downloaded below it). */
+  home: string;
+  poll?: Partial<PollPolicy>;
+  /** Batches uploaded at once. Default 2. */
+  uploadConcurrency?: number;
+  /** Delay before a batch that failed for a transient reason is tried again; doubles up to maxMs. */
+  retry?: { initialMs: number; maxMs: number };
+}
+
+interface FolderLoop {
+  row: FolderRow;
+  settings: HotFolderSettings;
+  watcher: FolderWatcher;
+  planner: BatchPlanner<BatchFile & { id: number }>;
+  timer?: NodeJS.Timeout;
+}
+
+export interface EngineStatus {
+  counts: Record<FileState, number>;
+  transfers: { fileId: number; path: string; sent: number; total: number }[];
+  paused: boolean;
+  activeRuns: number;
+}
+
+/**
+ * The sync engine: hot folders -> batches -> uploads -> runs -> results in the store. Every step is
+ * persisted before it is acted on; start() picks up whatever a previous process left unfinished.
+ * Plain Node: hosted by the desktop app, `docsync serve` and the one-shot CLI commands.
+ */
+export class Engine extends EventEmitter<EngineEvents> {
+  readonly store: Store;
+  readonly client: ServiceClient;
+  private readonly ctx: PipelineContext;
+  private readonly poll: PollPolicy;
+  private readonly uploadConcurrency: number;
+  private readonly retry: { initialMs: number; maxMs: number };
+  private readonly folders = new Map<number, FolderLoop>();
+  private readonly ctl = new AbortController();
+  private readonly queue: number[] = [];
+  private readonly uploading = new Set<number>();
+  private readonly retryDelay = new Map<number, number>();
+  private readonly follows = new Map<number, { timer?: NodeJS.Timeout; delay: number; busy: boolean }>();
+  private readonly transfers = new Map<number, { sent: number; total: number }>();
+  private readonly tasks = new Set<Promise<unknown>>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private started = false;
+  private paused = false;
+
+  constructor(o: EngineOptions) {
+    super();
+    this.store = o.store;
+    this.client = o.client;
+    this.poll = { ...DEFAULT_POLL, ...o.poll };
+    this.uploadConcurrency = o.uploadConcurrency ?? 2;
+    this.retry = o.retry ?? { initialMs: 2000, maxMs: 120_000 };
+    this.ctx = { store: o.store, client: o.client, home: o.home, emit: (e, ...a) => (this.emit as (e: string, ...a: unknown[]) => boolean)(e, ...a) };
+    this.on('progress', (p) => this.transfers.set(p.fileId, { sent: p.sent, total: p.total }));
+    this.on('file', ({ file }) => {
+      if (file.state !== 'uploading') this.transfers.delete(file.id);
+    });
+  }
+
+  // ---- lifecycle ---------------------------------------------------------------------------
+
+  /** Resumes unfinished batches and runs, then starts watching every enabled folder. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    for (const b of this.store.runs.unfinishedBatches()) this.enqueue(b.id);
+    for (const r of this.store.runs.activeRuns()) this.follow(r.id, 0);
+    for (const row of this.store.folders.list()) if (row.enabled) await this.startFolder(row);
+  }
+
+  async stop(): Promise<void> {
+    this.ctl.abort();
+    for (const t of this.timers) clearTimeout(t);
+    for (const f of this.follows.values()) clearTimeout(f.timer);
+    for (const loop of this.folders.values()) {
+      clearTimeout(loop.timer);
+      await loop.watcher.stop();
+    }
+    this.folders.clear();
+    await Promise.allSettled([...this.tasks]);
+  }
+
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.pump();
+  }
+
+  // ---- folders -----------------------------------------------------------------------------
+
+  /** Adds a hot folder after checking its settings and that the folder exists. */
+  async addFolder(raw: unknown): Promise<FolderRow> {
+    const v = validateFolderSettings(raw);
+    if (!v.ok) throw new Error(v.errors.join('; '));
+    const s = v.settings;
+    const st = await stat(s.path).catch(() => null);
+    if (!st?.isDirectory()) throw new Error(`${s.path} is not a folder`);
+    if (this.store.folders.byPath(s.path)) throw new Error(`${s.path} is already a hot folder`);
+    const row = this.store.folders.add({
+      path: s.path,
+      deploymentId: s.target.type === 'deployment' ? s.target.id : null,
+      appId: s.target.type === 'app' ? s.target.id : null,
+      settings: s as unknown as Record<string, unknown>,
+    });
+    if (this.started) await this.startFolder(row);
+    return row;
+  }
+
+  async removeFolder(path: string): Promise<void> {
+    const row = this.store.folders.byPath(path);
+    if (!row) throw new Error(`${path} is not a hot folder`);
+    const loop = this.folders.get(row.id);
+    if (loop) {
+      clearTimeout(loop.timer);
+      await loop.watcher.stop();
+      this.folders.delete(row.id);
+    }
+    this.store.folders.remove(row.id);
+  }
+
+  private async startFolder(row: FolderRow): Promise<void> {
+    const settings = settingsOf(row);
+    const watcher = new FolderWatcher({
+      path: settings.path,
+      recursive: settings.recursive,
+      include: settings.include,
+      ignore: settings.ignore,
+      stabilityMs: settings.stabilityMs,
+      rescanIntervalMs: settings.rescanIntervalMs,
+      polling: settings.polling,
+    });
+    const loop: FolderLoop = { row, settings, watcher, planner: new BatchPlanner(settings.batching) };
+    this.folders.set(row.id, loop);
+    // Files that were ready but not yet in a batch when the last process stopped.
+    for (const f of this.store.files.list({ folderId: row.id })) {
+      if ((f.state === 'stable' || f.state === 'queued') && f.batchId === null) this.plan(loop, f);
+    }
+    watcher.on('stable', (obs) =>
+      this.task(async () => {
+        const f = await intake(this.ctx, row.id, settings, obs);
+        if (f && this.folders.get(row.id) === loop) this.plan(loop, f);
+      }),
+    );
+    watcher.on('error', (e) => log(this.ctx, 'warn', `${settings.path}: ${e.message}`));
+    await watcher.start();
+  }
+
+  private plan(loop: FolderLoop, f: FileRow): void {
+    if (f.state === 'stable') setState(this.ctx, f.id, 'queued');
+    for (const b of loop.planner.add({ path: f.path, size: f.size, id: f.id }, performance.now())) this.closeBatch(loop, b.files.map((x) => x.id));
+    this.armPlanner(loop);
+  }
+
+  private armPlanner(loop: FolderLoop): void {
+    clearTimeout(loop.timer);
+    const at = loop.planner.nextDeadline();
+    if (at === undefined || at === null) return;
+    loop.timer = setTimeout(() => {
+      for (const b of loop.planner.tick(performance.now())) this.closeBatch(loop, b.files.map((x) => x.id));
+      this.armPlanner(loop);
+    }, Math.max(10, at - performance.now()));
+  }
+
+  private closeBatch(loop: FolderLoop, fileIds: number[]): void {
+    const plan: BatchPlan = { target: loop.settings.target, run: loop.settings.run };
+    this.enqueue(recordBatch(this.ctx, loop.row.id, plan, fileIds));
+  }
+
+  // ---- manual uploads, retry, cancel ---------------------------------------------------------
+
+  /** Files or folders a person dropped in: one batch, run with `target`. Returns the file rows. */
+  async uploadFiles(paths: string[], target: FolderTarget, run: Partial<FolderRunSettings> = {}): Promise<FileRow[]> {
+    const files: { path: string; size: number; mtimeMs: number }[] = [];
+    for (const p of paths) {
+      const st = await stat(p).catch(() => null);
+      if (!st) throw new Error(`${p} does not exist`);
+      if (st.isDirectory()) files.push(...(await scanFolder(p, { recursive: true, filter: createFilter() })).files);
+      else files.push({ path: p, size: st.size, mtimeMs: st.mtimeMs });
+    }
+    if (files.length === 0) throw new Error('nothing to upload: no files in what was given');
+    const rows: FileRow[] = [];
+    for (const f of files) {
+      const row = this.store.files.add({ path: f.path, size: f.size, mtimeMs: Math.floor(f.mtimeMs), sha256: await sha256File(f.path), originalName: basename(f.path) });
+      this.emit('file', { file: row, from: null });
+      setState(this.ctx, row.id, 'stable');
+      rows.push(setState(this.ctx, row.id, 'queued'));
+    }
+    const plan: BatchPlan = { target, run: { ...FOLDER_DEFAULTS.run, ...run } };
+    this.enqueue(recordBatch(this.ctx, null, plan, rows.map((r) => r.id)));
+    return rows.map((r) => this.store.files.get(r.id) as FileRow);
+  }
+
+  /** A failed file goes again, in a batch of its own, with its folder's current settings (or its old batch's plan). */
+  async retryFile(fileId: number): Promise<FileRow> {
+    const f = this.store.files.get(fileId);
+    if (!f) throw new Error(`no file with id ${fileId}`);
+    if (f.state !== 'failed') throw new Error(`file ${fileId} is ${f.state}; only a failed file can be retried`);
+    const folder = f.folderId !== null ? this.store.folders.get(f.folderId) : undefined;
+    const oldPlan = f.batchId !== null ? this.store.runs.batch(f.batchId)?.plan : null;
+    const plan: BatchPlan | null = folder ? { target: settingsOf(folder).target, run: settingsOf(folder).run } : oldPlan ? (JSON.parse(oldPlan) as BatchPlan) : null;
+    if (!plan) throw new Error(`file ${fileId} has no folder or earlier batch to take its settings from`);
+    await this.bringBack(f, folder);
+    setState(this.ctx, f.id, 'queued');
+    this.enqueue(recordBatch(this.ctx, f.folderId, plan, [f.id]));
+    return this.store.files.get(f.id) as FileRow;
+  }
+
+  /** A failed file that was moved to its folder's error folder goes back to where it was found. */
+  private async bringBack(f: FileRow, folder: FolderRow | undefined): Promise<void> {
+    if (await stat(f.path).catch(() => null)) return;
+    const errorDir = folder ? settingsOf(folder).afterFailure.errorDir : null;
+    const moved = errorDir ? join(errorDir, basename(f.path)) : null;
+    if (!moved || !(await stat(moved).catch(() => null))) throw new Error(`${f.path} is gone; put the file back to retry it`);
+    await rename(moved, f.path);
+    await rm(`${moved}.error.txt`, { force: true });
+  }
+
+  /** A file not yet uploading is set aside. */
+  cancelFile(fileId: number): FileRow {
+    const f = this.store.files.get(fileId);
+    if (!f) throw new Error(`no file with id ${fileId}`);
+    if (!['discovered', 'stable', 'queued'].includes(f.state)) throw new Error(`file ${fileId} is ${f.state}; only a file waiting for upload can be cancelled`);
+    for (const loop of this.folders.values()) loop.planner.remove(f.path);
+    return setState(this.ctx, f.id, 'skipped', 'cancelled by the user');
+  }
+
+  status(): EngineStatus {
+    return {
+      counts: this.store.files.countByState(),
+      transfers: [...this.transfers].map(([fileId, t]) => ({ fileId, path: this.store.files.get(fileId)?.path ?? '', ...t })),
+      paused: this.paused,
+      activeRuns: this.store.runs.activeRuns().length,
+    };
+  }
+
+  /** Resolves once nothing is queued, uploading or running (for one-shot commands and tests). */
+  async idle(timeoutMs = 10 * 60_000): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const c = this.store.files.countByState();
+      const busy = c.stable + c.queued + c.uploading + c.uploaded + c.running + this.queue.length + this.uploading.size;
+      if (busy === 0 && this.store.runs.activeRuns().length === 0) return;
+      if (Date.now() > end) throw new Error('timed out waiting for the engine to finish its work');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  // ---- scheduling --------------------------------------------------------------------------
+
+  private task(fn: () => Promise<unknown>): void {
+    const p = fn()
+      .catch((e: unknown) => log(this.ctx, 'error', e instanceof Error ? e.message : String(e)))
+      .finally(() => this.tasks.delete(p));
+    this.tasks.add(p);
+  }
+
+  private later(ms: number, fn: () => void): void {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      if (!this.ctl.signal.aborted) fn();
+    }, ms);
+    this.timers.add(t);
+  }
+
+  private enqueue(batchId: number): void {
+    if (!this.queue.includes(batchId) && !this.uploading.has(batchId)) this.queue.push(batchId);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (!this.paused && !this.ctl.signal.aborted && this.uploading.size < this.uploadConcurrency && this.queue.length) {
+      const id = this.queue.shift() as number;
+      this.uploading.add(id);
+      this.task(async () => {
+        try {
+          await uploadBatch(this.ctx, id, this.ctl.signal);
+          this.retryDelay.delete(id);
+          const run = this.store.runs.runForBatch(id);
+          if (run) this.follow(run.id, 0);
+        } catch (e) {
+          if (!(e instanceof TryLater)) throw e;
+          const delay = Math.min(this.retry.maxMs, (this.retryDelay.get(id) ?? this.retry.initialMs / 2) * 2);
+          this.retryDelay.set(id, delay);
+          log(this.ctx, 'warn', `batch ${id} will be tried again in ${Math.round(delay / 1000)} s: ${e.message}`);
+          this.later(delay, () => this.enqueue(id));
+        } finally {
+          this.uploading.delete(id);
+          this.pump();
+        }
+      });
+    }
+  }
+
+  private follow(runId: number, delay: number): void {
+    const cur = this.follows.get(runId) ?? { delay: 0, busy: false };
+    clearTimeout(cur.timer);
+    cur.timer = setTimeout(() => this.pollRun(runId), delay);
+    this.follows.set(runId, cur);
+  }
+
+  private pollRun(runId: number): void {
+    const cur = this.follows.get(runId);
+    if (!cur || cur.busy || this.ctl.signal.aborted) return;
+    const run = this.store.runs.run(runId);
+    if (!run) return;
+    cur.busy = true;
+    this.task(async () => {
+      let next: number | null = this.poll.maxMs;
+      try {
+        next = await followRun(this.ctx, run, cur.delay, this.poll, this.ctl.signal);
+      } catch (e) {
+        log(this.ctx, 'warn', `run ${run.serviceRunId}: ${e instanceof Error ? e.message : String(e)}`);
+        next = Math.min(this.poll.maxMs, Math.max(this.poll.initialMs, cur.delay * 2));
+      } finally {
+        cur.busy = false;
+      }
+      if (next === null) {
+        this.follows.delete(runId);
+        const done = this.store.runs.run(runId);
+        if (done) this.emit('run', { run: done });
+      } else if (!this.ctl.signal.aborted) {
+        cur.delay = next;
+        this.follow(runId, next);
+      }
+    });
+  }
+}

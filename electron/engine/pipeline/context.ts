@@ -1,0 +1,41 @@
+import type { ServiceClient } from '../service/index.js';
+import type { Store } from '../store/index.js';
+import type { FileRow, FileState } from '../store/index.js';
+import type { FolderRow, RunRow } from '../store/index.js';
+import { validateFolderSettings, type HotFolderSettings } from '../../../shared/hot-folder.js';
+
+/** Typed events of the engine: every persisted change is announced after it is stored. */
+export interface EngineEvents {
+  file: [{ file: FileRow; from: FileState | null }];
+  progress: [{ fileId: number; sent: number; total: number }];
+  run: [{ run: RunRow }];
+  log: [{ level: 'info' | 'warn' | 'error'; msg: string }];
+}
+
+/** What every pipeline stage works with. */
+export interface PipelineContext {
+  store: Store;
+  client: ServiceClient;
+  /** Data home: artifacts are downloaded below it. */
+  home: string;
+  emit<K extends keyof EngineEvents>(event: K, ...args: EngineEvents[K]): void;
+}
+
+/** Persists a state change, then announces it: the store is the truth, events are news. */
+export function setState(ctx: PipelineContext, fileId: number, to: FileState, error: string | null = null): FileRow {
+  const before = ctx.store.files.get(fileId);
+  const file = ctx.store.files.transition(fileId, to, error);
+  ctx.emit('file', { file, from: before?.state ?? null });
+  return file;
+}
+
+export function log(ctx: PipelineContext, level: 'info' | 'warn' | 'error', msg: string): void {
+  ctx.emit('log', { level, msg });
+}
+
+/** A stored folder's settings, checked again on the way out (they were validated on the way in). */
+export function settingsOf(row: FolderRow): HotFolderSettings {
+  const v = validateFolderSettings(row.settings);
+  if (!v.ok) throw new Error(`stored settings of ${row.path} are invalid: ${v.errors.join('; ')}`);
+  return v.settings;
+}

@@ -1,0 +1,119 @@
+import { mkdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import type { RunStatus } from '../../../shared/service/runs.js';
+import { isServiceError } from '../service/index.js';
+import type { FileRow, RunRow } from '../store/index.js';
+import { log, setState, settingsOf, type PipelineContext } from './context.js';
+import { writeFileOutputs } from './outputs.js';
+import { moveInto, moveToErrorFolder } from './route.js';
+import { rm } from 'node:fs/promises';
+
+export interface PollPolicy {
+  /** First delay after a poll of a running run; doubles up to maxMs. */
+  initialMs: number;
+  maxMs: number;
+  /** A run waiting for review is polled this often. */
+  reviewMs: number;
+}
+
+export const DEFAULT_POLL: PollPolicy = { initialMs: 1000, maxMs: 15_000, reviewMs: 60_000 };
+
+const ALL_BLOCKS = { include_review_results: true, include_confidence_scores: true, include_validation_results: true, include_source_info: true };
+
+/** Stores every results page of a finished run, then downloads its post-processed PDFs. */
+async function storeResults(ctx: PipelineContext, run: RunRow, signal: AbortSignal): Promise<void> {
+  for await (const p of ctx.client.iterateResults(run.serviceRunId, ALL_BLOCKS, { signal })) {
+    ctx.store.results.storeResultsPage(run.id, p.raw, p.page, p.fileOffset);
+  }
+  const dir = join(ctx.home, 'artifacts', run.serviceRunId);
+  const known = new Set(ctx.store.results.artifactsOfRun(run.id).map((a) => a.servicePath));
+  for (const rf of ctx.store.results.filesOfRun(run.id)) {
+    for (const d of rf.documents) {
+      if (!d.postProcessedPdfPath || known.has(d.postProcessedPdfPath)) continue;
+      known.add(d.postProcessedPdfPath);
+      ctx.store.results.addArtifact({ runId: run.id, documentId: d.id, servicePath: d.postProcessedPdfPath, localPath: join(dir, basename(d.postProcessedPdfPath)) });
+    }
+  }
+  await mkdir(dir, { recursive: true });
+  for (const a of ctx.store.results.artifactsOfRun(run.id)) {
+    if (a.complete) continue;
+    const r = await ctx.client.downloadFile(a.servicePath, a.localPath, { signal });
+    ctx.store.results.setArtifactProgress(a.id, r.size, true);
+  }
+  ctx.store.runs.markResultsStored(run.id);
+}
+
+/** Why a file of a completed run failed: its ERROR fields, or null when it is fine. */
+function fileErrors(ctx: PipelineContext, f: FileRow): string | null {
+  const msgs = new Set<string>();
+  for (const rf of ctx.store.results.resultsOfFile(f.id)) {
+    for (const d of rf.documents) for (const x of d.fields) if (x.isError) msgs.add(`${x.name}: ${x.errorMsg ?? 'ERROR'}`);
+  }
+  return msgs.size ? `the service could not extract every field:\n${[...msgs].join('\n')}` : null;
+}
+
+/** The end of a file: state, its output files, and where it goes (archive, error folder, deleted, kept). */
+async function finishFile(ctx: PipelineContext, f: FileRow, failure: string | null): Promise<void> {
+  const folder = f.folderId !== null ? ctx.store.folders.get(f.folderId) : undefined;
+  const s = folder ? settingsOf(folder) : undefined;
+  if (s?.outputDir) {
+    await writeFileOutputs(s.outputDir, f.originalName, ctx.store.results.resultsOfFile(f.id)).catch((e: Error) =>
+      log(ctx, 'warn', `could not write outputs of ${f.path}: ${e.message}`),
+    );
+  }
+  setState(ctx, f.id, failure ? 'failed' : 'done', failure);
+  if (!s) return;
+  try {
+    if (failure && s.afterFailure.errorDir) await moveToErrorFolder(f.path, s.afterFailure.errorDir, failure);
+    else if (!failure && s.afterSuccess.action === 'archive') await moveInto(f.path, s.afterSuccess.archiveDir);
+    else if (!failure && s.afterSuccess.action === 'delete') await rm(f.path, { force: true });
+  } catch (e) {
+    log(ctx, 'warn', `could not move ${f.path}: ${(e as Error).message}`);
+  }
+}
+
+async function finishRunFiles(ctx: PipelineContext, run: RunRow, status: RunStatus, msg: string | null): Promise<void> {
+  if (run.batchId === null) return;
+  for (const f of ctx.store.files.list({ batchId: run.batchId })) {
+    if (f.state !== 'running' && f.state !== 'uploaded') continue;
+    const failure = status === 'COMPLETE' ? fileErrors(ctx, f) : `the run ${status === 'CANCELLED' ? 'was cancelled' : 'failed'}: ${msg ?? 'no message'}`;
+    await finishFile(ctx, f, failure);
+  }
+}
+
+/**
+ * Polls one run and acts on what it finds. Returns the delay before the next poll, or null when
+ * the run is finished and its files are done.
+ */
+export async function followRun(ctx: PipelineContext, run: RunRow, previousDelayMs: number, policy: PollPolicy, signal: AbortSignal): Promise<number | null> {
+  let record;
+  try {
+    record = await ctx.client.getRun(run.serviceRunId, { signal });
+  } catch (e) {
+    if (isServiceError(e, 'http') && e.status === 404) {
+      ctx.store.runs.setRunStatus(run.id, { status: 'FAILED', msg: 'the run no longer exists on the service' });
+      await finishRunFiles(ctx, run, 'FAILED', 'the run no longer exists on the service');
+      return null;
+    }
+    throw e;
+  }
+  const status = record.status ?? null;
+  const updated = ctx.store.runs.setRunStatus(run.id, {
+    status,
+    msg: record.msg ?? null,
+    startMs: record.start_timestamp ? Math.floor(record.start_timestamp / 1e6) : null,
+    finishMs: record.finish_timestamp ? Math.floor(record.finish_timestamp / 1e6) : null,
+  });
+  if (updated && (updated.status !== run.status || updated.msg !== run.msg)) ctx.emit('run', { run: updated });
+  if (status === 'STOPPED_AT_CHECKPOINT') return policy.reviewMs;
+  if (status === 'COMPLETE') {
+    await storeResults(ctx, updated ?? run, signal);
+    await finishRunFiles(ctx, run, 'COMPLETE', record.msg ?? null);
+    return null;
+  }
+  if (status === 'FAILED' || status === 'CANCELLED') {
+    await finishRunFiles(ctx, run, status, record.msg ?? null);
+    return null;
+  }
+  return Math.min(policy.maxMs, previousDelayMs ? previousDelayMs * 2 : policy.initialMs);
+}

@@ -1,0 +1,62 @@
+import { basename } from 'node:path';
+import type { HotFolderSettings } from '../../../shared/hot-folder.js';
+import type { FileRow } from '../store/index.js';
+import type { StableFile } from '../watch/watcher.js';
+import { BatchNames } from '../watch/safe-names.js';
+import { setState, type PipelineContext } from './context.js';
+import { sha256File } from './hash.js';
+import type { BatchPlan } from './plan.js';
+import { randomUUID } from 'node:crypto';
+
+/**
+ * A stable file seen by a folder's watcher becomes a file row ready to be batched, unless this
+ * version was handled already (a restart's first scan sees every kept file again) or its content
+ * was processed before. Returns the row to batch, or null.
+ */
+export async function intake(ctx: PipelineContext, folderId: number, settings: HotFolderSettings, obs: StableFile): Promise<FileRow | null> {
+  const mtimeMs = Math.floor(obs.mtimeMs);
+  const existing = ctx.store.files.byPath(obs.path);
+  const sameVersion = existing && existing.size === obs.size && existing.mtimeMs === mtimeMs;
+  if (sameVersion && existing.state !== 'discovered') return null;
+  let sha: string;
+  try {
+    sha = await sha256File(obs.path);
+  } catch {
+    return null; // gone again: the next scan will say
+  }
+  let row: FileRow;
+  if (existing && existing.state === 'discovered') {
+    ctx.store.files.observe(existing.id, { size: obs.size, mtimeMs, sha256: sha });
+    row = ctx.store.files.get(existing.id) as FileRow;
+  } else {
+    row = ctx.store.files.add({ folderId, path: obs.path, size: obs.size, mtimeMs, sha256: sha, originalName: basename(obs.path) });
+    ctx.emit('file', { file: row, from: null });
+  }
+  if (!settings.reprocessDuplicates) {
+    const dup = ctx.store.files.doneWithSameContent(sha, row.id);
+    if (dup) {
+      setState(ctx, row.id, 'skipped', `same content as ${dup.path}, already processed`);
+      return null;
+    }
+  }
+  setState(ctx, row.id, 'stable');
+  return setState(ctx, row.id, 'queued');
+}
+
+/**
+ * Records a closed batch with its plan, gives its files safe names unique within it, in one
+ * transaction: from here a restart finishes the batch.
+ */
+export function recordBatch(ctx: PipelineContext, folderId: number | null, plan: BatchPlan, fileIds: number[]): number {
+  return ctx.store.transaction(() => {
+    const name = `docsync-${new Date().toISOString().slice(0, 10)}-${randomUUID().slice(0, 8)}`;
+    const b = ctx.store.runs.addBatch({ folderId, name, plan: JSON.stringify(plan) });
+    ctx.store.runs.closeBatch(b.id);
+    const names = new BatchNames();
+    for (const id of fileIds) {
+      const f = ctx.store.files.get(id) as FileRow;
+      ctx.store.files.assign(id, { safeName: names.assign(f.originalName), batchId: b.id, servicePath: null });
+    }
+    return b.id;
+  });
+}

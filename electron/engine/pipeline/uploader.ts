@@ -1,0 +1,179 @@
+import { stat } from 'node:fs/promises';
+import { isServiceError, type ServiceClient } from '../service/index.js';
+import type { BatchRow, FileRow } from '../store/index.js';
+import { log, setState, type PipelineContext } from './context.js';
+import { batchTag, parsePlan, runSettings, type BatchPlan } from './plan.js';
+
+/**
+ * Is the file still the version the store recorded? The store keeps mtimes in whole milliseconds,
+ * so the comparison floors the fresh one the same way.
+ */
+export async function recheckStored(f: FileRow): Promise<'same' | 'changed' | 'missing'> {
+  const st = await stat(f.path).catch(() => null);
+  if (!st?.isFile()) return 'missing';
+  return st.size === f.size && Math.floor(st.mtimeMs) === f.mtimeMs ? 'same' : 'changed';
+}
+
+/** Files up to the service's suggested single-upload size go in one PUT; larger ones in parts. */
+export const SINGLE_PUT_MAX = 10 * 1024 * 1024;
+
+/** A failure that is worth trying the whole batch again later (network, 5xx, timeouts). */
+export class TryLater extends Error {}
+
+function isTransient(e: unknown): boolean {
+  return isServiceError(e) && (e.retryable || e.kind === 'network' || e.kind === 'timeout' || e.kind === 'ambiguous');
+}
+
+/** The service batch for a local batch: found by its unique name after a crash, else created. */
+async function ensureServiceBatch(ctx: PipelineContext, b: BatchRow): Promise<BatchRow> {
+  if (b.serviceBatchId) return b;
+  const name = b.name as string;
+  const { batches } = await ctx.client.listBatches({});
+  const found = batches.filter((x) => x.name === name);
+  const id = found.length ? found[0]!.id : (await ctx.client.createBatch({ name })).id;
+  const info = await ctx.client.getBatch(id);
+  const path = info.mount_point && info.path_suffix ? `${info.mount_point}/${info.path_suffix}` : null;
+  ctx.store.runs.setBatchService(b.id, String(id), path);
+  return ctx.store.runs.batch(b.id) as BatchRow;
+}
+
+async function sendFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal: AbortSignal): Promise<void> {
+  const client: ServiceClient = ctx.client;
+  const batchId = Number(b.serviceBatchId);
+  const name = f.safeName as string;
+  const onProgress = (sent: number): void => ctx.emit('progress', { fileId: f.id, sent, total: f.size });
+  if (f.size <= SINGLE_PUT_MAX) {
+    await client.putBatchFile(batchId, name, f.path, { onProgress: (sent) => onProgress(sent), signal });
+    return;
+  }
+  const prior = ctx.store.files.openMultipart(f.id);
+  const resumable = prior && prior.fileSize === f.size && prior.mtimeMs === Math.floor(f.mtimeMs) ? prior : undefined;
+  let sessionRef = resumable?.id;
+  const upload = (resume: typeof resumable) =>
+    client.uploadMultipart(batchId, name, f.path, {
+      signal,
+      onProgress: (p) => onProgress(p.sent),
+      ...(resume ? { resume: { sessionId: resume.sessionId, partSize: resume.partSize, parts: resume.parts.map((p) => ({ part_num: p.partNum, part_id: p.partId })) } } : {}),
+      onSession: (s) => {
+        if (s.sessionId === resume?.sessionId) return;
+        sessionRef = ctx.store.files.startMultipart({ fileId: f.id, sessionId: s.sessionId, servicePath: f.servicePath ?? '', partSize: s.partSize, fileSize: f.size, mtimeMs: f.mtimeMs }).id;
+      },
+      onPart: (p) => {
+        const partSize = resume?.partSize ?? ctx.store.files.openMultipart(f.id)?.partSize ?? 0;
+        const size = Math.min(partSize, f.size - (p.part_num - 1) * partSize);
+        if (sessionRef !== undefined) ctx.store.files.recordPart(sessionRef, { partNum: p.part_num, partId: p.part_id, size });
+      },
+    });
+  try {
+    await upload(resumable);
+  } catch (e) {
+    // The service forgot the session (expired or aborted): start again from the first part.
+    if (!resumable || !isServiceError(e) || e.status !== 404) throw e;
+    ctx.store.files.abortMultipart(resumable.id);
+    await upload(undefined);
+  }
+  if (sessionRef !== undefined) ctx.store.files.completeMultipart(sessionRef);
+}
+
+/**
+ * Uploads one file of a batch. A file is rechecked right before and after: one that changed goes
+ * back to waiting for stability (never uploaded torn), one that is gone is skipped.
+ */
+async function uploadFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal: AbortSignal): Promise<void> {
+  const before = await recheckStored(f);
+  if (before === 'missing') {
+    setState(ctx, f.id, 'skipped', 'the file was deleted or moved before it was uploaded');
+    return;
+  }
+  if (before === 'changed') {
+    ctx.store.files.assign(f.id, { safeName: null, batchId: null, servicePath: null });
+    setState(ctx, f.id, 'discovered', 'the file changed before upload; waiting for it to settle again');
+    return;
+  }
+  if (f.state !== 'uploading') setState(ctx, f.id, 'uploading');
+  try {
+    await sendFile(ctx, b, f, signal);
+  } catch (e) {
+    if (isServiceError(e, 'file-changed')) {
+      ctx.store.files.assign(f.id, { safeName: null, batchId: null, servicePath: null });
+      setState(ctx, f.id, 'discovered', `the file changed during upload; waiting for it to settle again (${e.message})`);
+      return;
+    }
+    if (isTransient(e) || isServiceError(e, 'aborted')) throw new TryLater(e instanceof Error ? e.message : String(e));
+    setState(ctx, f.id, 'failed', `upload failed: ${e instanceof Error ? e.message : String(e)}`);
+    return;
+  }
+  if ((await recheckStored(f)) === 'changed') {
+    // What went up is a whole, older version; the new one will get its own upload.
+    await ctx.client.deleteBatchFile(Number(b.serviceBatchId), f.safeName as string).catch(() => undefined);
+    ctx.store.files.assign(f.id, { safeName: null, batchId: null, servicePath: null });
+    setState(ctx, f.id, 'discovered', 'the file changed while it was uploaded; waiting for it to settle again');
+    return;
+  }
+  setState(ctx, f.id, 'uploaded');
+}
+
+/** The run of a batch: found by the batch's tag after a crash, else started. */
+async function ensureRun(ctx: PipelineContext, b: BatchRow, plan: BatchPlan): Promise<void> {
+  if (ctx.store.runs.runForBatch(b.id)) return;
+  const tag = batchTag(b.name as string);
+  const t = plan.target;
+  const { runs } = await ctx.client.listRuns(t.type === 'deployment' ? { deployment_id: t.id } : { app_id: t.id });
+  const existing = runs.find((r) => (r.tags ?? []).includes(tag));
+  const settings = runSettings(plan, b.name as string);
+  const batchId = Number(b.serviceBatchId);
+  const run =
+    existing ??
+    (t.type === 'deployment'
+      ? await ctx.client.startDeploymentRun(t.id, { batch_id: batchId, settings })
+      : await ctx.client.startAppRun({ app_id: t.id, batch_id: batchId, settings, ...(t.version ? { version: t.version } : {}) }));
+  const row = ctx.store.runs.addRun({
+    serviceRunId: run.id,
+    batchId: b.id,
+    deploymentId: t.type === 'deployment' ? t.id : null,
+    appId: t.type === 'app' ? t.id : null,
+    status: run.status ?? null,
+  });
+  ctx.emit('run', { run: row });
+  log(ctx, 'info', `run ${run.id} started for batch ${b.name}`);
+}
+
+/**
+ * Takes a closed batch as far as a started run: service batch, every file uploaded (or set
+ * aside), then the run. Safe to call again after a crash: each step looks first at what exists.
+ */
+export async function uploadBatch(ctx: PipelineContext, batchId: number, signal: AbortSignal): Promise<void> {
+  let b = ctx.store.runs.batch(batchId);
+  if (!b || b.deletedMs) return;
+  const plan = parsePlan(b.plan);
+  try {
+    b = await ensureServiceBatch(ctx, b);
+    for (const f of ctx.store.files.list({ batchId: b.id })) {
+      if (signal.aborted) return;
+      if (f.state !== 'queued' && f.state !== 'uploading') continue;
+      const servicePath = b.servicePath && f.safeName ? `${b.servicePath}/${f.safeName}` : f.servicePath;
+      if (servicePath !== f.servicePath) ctx.store.files.assign(f.id, { safeName: f.safeName, batchId: b.id, servicePath });
+      await uploadFile(ctx, b, ctx.store.files.get(f.id) as FileRow, signal);
+    }
+    const uploaded = ctx.store.files.list({ batchId: b.id }).filter((f) => f.state === 'uploaded');
+    if (uploaded.length === 0) {
+      ctx.store.runs.markBatchDeleted(b.id);
+      return;
+    }
+    await ensureRun(ctx, b, plan);
+    for (const f of uploaded) setState(ctx, f.id, 'running');
+  } catch (e) {
+    if (e instanceof TryLater || isTransient(e)) throw e instanceof TryLater ? e : new TryLater((e as Error).message);
+    // A refusal by the service (bad deployment, settings, permissions): the batch's files fail with the reason.
+    const msg = e instanceof Error ? e.message : String(e);
+    for (const f of ctx.store.files.list({ batchId })) {
+      if (!['done', 'failed', 'skipped', 'running', 'discovered'].includes(f.state)) setState(ctx, f.id, 'failed', msg);
+    }
+    ctx.store.runs.markBatchDeleted(batchId);
+    log(ctx, 'error', `batch ${b.name}: ${msg}`);
+  }
+}
+
+export async function fileExists(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => null))?.isFile() ?? false;
+}
