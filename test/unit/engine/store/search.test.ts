@@ -83,7 +83,9 @@ describe('search: hostile input never throws', () => {
     expect(s.search('INV OR nothing')).toEqual([]);
     expect(s.search('Bürobedarf"').map((h) => h.fieldName)).toEqual(['supplier_name']);
     expect(s.search('Bürobedarf\u0000GmbH').map((h) => h.fieldName)).toEqual(['supplier_name']);
-    expect(ftsQuery('a OR "b')).toBe('"a"* "OR"* """b"*');
+    expect(ftsQuery('a OR "b')).toBe('"a" "OR" """b"');
+    // Words of three or more characters are prefixes; shorter ones match whole tokens only.
+    expect(ftsQuery('inv 42 Acme')).toBe('"inv"* "42" "Acme"*');
     expect(ftsQuery(' - " ')).toBeNull();
     expect(s.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'fields'").get()).toEqual({ n: 1 });
   });

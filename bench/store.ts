@@ -1,0 +1,99 @@
+// Store benchmark (issue 4): ingest of 1,000,000 field rows through storeResultsPage (rows/s), against
+// a plain loop inserting the same values into a bare table in the same run (ratio), then full-text
+// search latency p50/p95 over them (target p95 < 50 ms).
+//   npm run bench:store [-- --fields 1000000]
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { parseResultsPage } from '../shared/service/index.js';
+import { openStore } from '../electron/engine/store/index.js';
+
+const arg = (name: string, dflt: number): number => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? dflt : Number(process.argv[i + 1]);
+};
+const total = arg('fields', 1_000_000);
+const FIELDS_PER_DOC = 10;
+const FILES_PER_PAGE = 20;
+const VENDORS = ['Acme Ltd', 'Müller Bürobedarf GmbH', 'Globex', 'Initech', 'Umbrella Corp', 'Stark Industries', 'Wayne Enterprises', 'Hooli'];
+const NAMES = ['invoice_number', 'invoice_date', 'due_date', 'total_amount', 'currency', 'Vendor_Name', '_1st_Line_Item', 'po_number', 'iban', 'tax_id'];
+
+function fieldValue(i: number, name: string): string {
+  switch (name) {
+    case 'invoice_number': return `INV-${String(i).padStart(7, '0')}`;
+    case 'Vendor_Name': return VENDORS[i % VENDORS.length] as string;
+    case 'total_amount': return `${(i % 100000) / 100}`;
+    case '_1st_Line_Item': return `Consulting services batch ${i % 997}`;
+    default: return `${name}-${i % 5000}`;
+  }
+}
+
+function page(pageNo: number): Record<string, unknown> {
+  const files = [];
+  for (let k = 0; k < FILES_PER_PAGE; k++) {
+    const i = pageNo * FILES_PER_PAGE + k;
+    files.push({
+      original_file_name: `scan-${i}.pdf`,
+      input_file_path: `svc-drive/workspaces/team/batches/1/scan-${i}.pdf`,
+      documents: [{
+        class_name: i % 3 ? 'Invoice' : 'Receipt', page_numbers: [0],
+        fields: NAMES.map((n) => ({ field_name: n, value: fieldValue(i, n), type: 'TEXT', error_msg: null, confidence: { model: 0.9, ocr: 1 }, validations: { valid: true, alerts: [] } })),
+      }],
+    });
+  }
+  return { id: 'run_bench', status: 'COMPLETE', files, case_info: { fields: [] }, has_more: true };
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'docsync-bench-store-'));
+try {
+  const pages = Math.ceil(total / (FIELDS_PER_DOC * FILES_PER_PAGE));
+
+  // Baseline: the same field values into a bare table, one prepared INSERT in a plain loop.
+  const bare = new Database(join(dir, 'bare.db'));
+  bare.pragma('journal_mode = WAL');
+  bare.exec('CREATE TABLE f (name TEXT, value TEXT)');
+  const ins = bare.prepare('INSERT INTO f VALUES (?, ?)');
+  let t0 = performance.now();
+  for (let p = 0; p < pages; p++) {
+    bare.transaction(() => {
+      for (let k = 0; k < FILES_PER_PAGE; k++) for (const n of NAMES) ins.run(n, fieldValue(p * FILES_PER_PAGE + k, n));
+    })();
+  }
+  const bareMs = performance.now() - t0;
+  bare.close();
+
+  const store = openStore(join(dir, 'store', 'docsync.db'));
+  const run = store.runs.addRun({ serviceRunId: 'run_bench' });
+  t0 = performance.now();
+  for (let p = 0; p < pages; p++) {
+    const raw = page(p);
+    store.results.storeResultsPage(run.id, raw, parseResultsPage(raw), p * FILES_PER_PAGE);
+  }
+  const storeMs = performance.now() - t0;
+  const rows = pages * FILES_PER_PAGE * FIELDS_PER_DOC;
+
+  const queries = ['Acme', 'INV-0000042', 'Consulting 123', 'Müller', 'total_amount', 'receipt', 'scan-77', 'Hooli po_number', 'iban-4', 'Stark'];
+  const lat: number[] = [];
+  const perQuery = new Map<string, number[]>(queries.map((q) => [q, []]));
+  for (let r = 0; r < 20; r++) {
+    for (const q of queries) {
+      const s = performance.now();
+      store.search(q, 50);
+      const ms = performance.now() - s;
+      lat.push(ms);
+      perQuery.get(q)?.push(ms);
+    }
+  }
+  const slowest = [...perQuery].map(([q, xs]) => [q, xs.sort((a, b) => a - b)[10] as number] as const).sort((a, b) => b[1] - a[1]).slice(0, 3);
+  lat.sort((a, b) => a - b);
+  const pct = (p: number): number => lat[Math.min(lat.length - 1, Math.floor((p / 100) * lat.length))] as number;
+  store.close();
+
+  console.log(`store ingest: ${rows.toLocaleString('en')} field rows in ${(storeMs / 1000).toFixed(1)} s = ${Math.round(rows / (storeMs / 1000)).toLocaleString('en')} rows/s`);
+  console.log(`  plain loop into a bare table: ${Math.round(rows / (bareMs / 1000)).toLocaleString('en')} rows/s; ratio store/plain ${(bareMs / storeMs).toFixed(2)}`);
+  console.log(`search over them (${lat.length} queries, limit 50): p50 ${pct(50).toFixed(1)} ms, p95 ${pct(95).toFixed(1)} ms (target p95 < 50 ms)`);
+  console.log(`  slowest queries (median): ${slowest.map(([q, ms]) => `"${q}" ${ms.toFixed(1)} ms`).join(', ')}`);
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
