@@ -87,7 +87,17 @@ export class Engine extends EventEmitter<EngineEvents> {
     if (this.started) return;
     this.started = true;
     for (const b of this.store.runs.unfinishedBatches()) this.enqueue(b.id);
-    for (const r of this.store.runs.activeRuns()) this.follow(r.id, 0);
+    // Runs still to follow, and finished runs whose files were not all finished: a process killed
+    // after a run's results were stored (or its final status recorded) but before every file of
+    // its batch was done/failed would otherwise leave those files 'running' for good.
+    const follow = new Set(this.store.runs.activeRuns().map((r) => r.id));
+    for (const state of ['uploaded', 'running'] as const) {
+      for (const f of this.store.files.list({ state })) {
+        const r = f.batchId === null ? undefined : this.store.runs.runForBatch(f.batchId);
+        if (r && r.deletedMs === null) follow.add(r.id);
+      }
+    }
+    for (const id of follow) this.follow(id, 0);
     for (const row of this.store.folders.list()) if (row.enabled) await this.startFolder(row);
   }
 

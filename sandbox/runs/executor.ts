@@ -12,8 +12,10 @@ const POST_PROCESS_MAX_PAGES = 100;
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    // The listener goes once the timer fires: a run's signal sees one sleep per file.
+    const onAbort = (): void => (clearTimeout(t), resolve());
+    const t = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve()), ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }
 
