@@ -1,15 +1,46 @@
 #!/usr/bin/env node
 import { UsageError } from './args.js';
-import { SANDBOX_HELP, sandboxCommand } from './commands/sandbox.js';
-
-const HELP = `docsync <command> [options]
+const HELP = `docsync <command> [options]   (docsync <command> --help for its options)
 
 Commands:
-  sandbox    run the local sandbox service (see: docsync sandbox --help)
-  help       show this help`;
+  serve      run the engine on every hot folder (the built-in sandbox when no service is configured)
+  login      store a service URL and token (token read from standard input)
+  logout     forget them
+  folders    add, list or remove hot folders
+  upload     upload files as one batch and run them (--wait to follow the run)
+  status     files per state and active runs
+  files      files seen (--state S)
+  runs       runs
+  results    stored results of a run
+  search     full-text search over stored results
+  export     write a run's results as CSV or JSON
+  retry      upload a failed file again
+  sandbox    run the local sandbox service
+  help       show this help
+Listing commands take --json. Environment: DOCSYNC_HOME (data folder), DOCSYNC_URL, DOCSYNC_TOKEN,
+DOCSYNC_CONTEXT (override the saved connection), DOCSYNC_DEBUG (stack traces).`;
 
-const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<void> }> = {
-  sandbox: { help: SANDBOX_HELP, run: sandboxCommand },
+type Run = (argv: string[]) => Promise<number | void> | number | void;
+interface Command {
+  help: string;
+  run: Run;
+}
+
+// Loaded on demand: each command pays only for what it uses (the engine and the sandbox are heavy).
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => import('./commands/serve.js').then((m) => ({ help: m.SERVE_HELP, run: m.serveCommand })),
+  login: async () => import('./commands/login.js').then((m) => ({ help: m.LOGIN_HELP, run: m.loginCommand })),
+  logout: async () => import('./commands/login.js').then((m) => ({ help: m.LOGOUT_HELP, run: m.logoutCommand })),
+  folders: async () => import('./commands/folders.js').then((m) => ({ help: m.FOLDERS_HELP, run: m.foldersCommand })),
+  upload: async () => import('./commands/upload.js').then((m) => ({ help: m.UPLOAD_HELP, run: m.uploadCommand })),
+  status: async () => import('./commands/listings.js').then((m) => ({ help: m.STATUS_HELP, run: m.statusCommand })),
+  files: async () => import('./commands/listings.js').then((m) => ({ help: m.FILES_HELP, run: m.filesCommand })),
+  runs: async () => import('./commands/listings.js').then((m) => ({ help: m.RUNS_HELP, run: m.runsCommand })),
+  results: async () => import('./commands/results.js').then((m) => ({ help: m.RESULTS_HELP, run: m.resultsCommand })),
+  search: async () => import('./commands/results.js').then((m) => ({ help: m.SEARCH_HELP, run: m.searchCommand })),
+  export: async () => import('./commands/results.js').then((m) => ({ help: m.EXPORT_HELP, run: m.exportCommand })),
+  retry: async () => import('./commands/upload.js').then((m) => ({ help: m.RETRY_HELP, run: m.retryCommand })),
+  sandbox: async () => import('./commands/sandbox.js').then((m) => ({ help: m.SANDBOX_HELP, run: m.sandboxCommand })),
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -18,24 +49,26 @@ async function main(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const cmd = COMMANDS[name];
-  if (!cmd) throw new UsageError(`unknown command "${name}"; commands: ${Object.keys(COMMANDS).join(', ')}`);
+  const load = COMMANDS[name];
+  if (!load) throw new UsageError(`unknown command "${name}"; commands: ${Object.keys(COMMANDS).join(', ')}`);
+  const cmd = await load();
   if (rest.includes('--help') || rest.includes('-h')) {
     console.log(cmd.help);
     return 0;
   }
-  await cmd.run(rest);
-  return 0;
+  return (await cmd.run(rest)) ?? 0;
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
+    // One line, always: messages from below may carry newlines.
+    const line = (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, ' ').trim();
     if (err instanceof UsageError) {
-      console.error(`docsync: ${err.message}`);
+      console.error(`docsync: ${line}`);
       process.exit(2);
     }
-    console.error(`docsync: ${(err as Error).message ?? String(err)}`);
+    console.error(`docsync: ${line}`);
     if (process.env.DOCSYNC_DEBUG) console.error(err);
     process.exit(1);
   },

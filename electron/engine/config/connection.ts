@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CredentialStore } from './credentials.js';
 
@@ -33,12 +33,13 @@ export async function loadConnectionSettings(home: string): Promise<ConnectionSe
   return { url: v.url, account: v.account, ...(typeof v.context === 'string' ? { context: v.context } : {}) };
 }
 
-/** Written to a temporary file and renamed, so a crash never leaves half a file. */
+/** Written to a temporary file and renamed, so a crash never leaves half a file; null forgets them. */
 export async function saveConnectionSettings(home: string, s: ConnectionSettings | null): Promise<void> {
-  await mkdir(home, { recursive: true });
   const path = join(home, FILE);
+  if (s === null) return rm(path, { force: true });
+  await mkdir(home, { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, JSON.stringify(s ?? {}, null, 2), { mode: 0o600 });
+  await writeFile(tmp, JSON.stringify(s, null, 2), { mode: 0o600 });
   await rename(tmp, path);
 }
 

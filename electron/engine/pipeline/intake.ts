@@ -25,7 +25,10 @@ export async function intake(ctx: PipelineContext, folderId: number, settings: H
     return null; // gone again: the next scan will say
   }
   let row: FileRow;
-  if (existing && existing.state === 'discovered') {
+  // A row not yet in a closed batch (waiting to settle again, or waiting in the open batch) is the same
+  // file: it takes the new version. A second row would leave the first one queued forever.
+  const notBatched = existing && existing.batchId === null && (existing.state === 'stable' || existing.state === 'queued');
+  if (existing && (existing.state === 'discovered' || notBatched)) {
     ctx.store.files.observe(existing.id, { size: obs.size, mtimeMs, sha256: sha });
     row = ctx.store.files.get(existing.id) as FileRow;
   } else {
@@ -39,6 +42,7 @@ export async function intake(ctx: PipelineContext, folderId: number, settings: H
       return null;
     }
   }
+  if (row.state === 'queued') return row;
   setState(ctx, row.id, 'stable');
   return setState(ctx, row.id, 'queued');
 }

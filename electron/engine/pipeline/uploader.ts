@@ -76,6 +76,17 @@ async function sendFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal: A
 }
 
 /**
+ * A file that changed since it was taken waits to settle again, unless the watcher already took its
+ * new version as a newer row: then this row is done with (the newer one gets its own upload).
+ */
+function requeueChanged(ctx: PipelineContext, f: FileRow, why: string): void {
+  ctx.store.files.assign(f.id, { safeName: null, batchId: null, servicePath: null });
+  const latest = ctx.store.files.byPath(f.path);
+  if (latest && latest.id !== f.id) setState(ctx, f.id, 'skipped', `${why}; its newer version is file ${latest.id}`);
+  else setState(ctx, f.id, 'discovered', `${why}; waiting for it to settle again`);
+}
+
+/**
  * Uploads one file of a batch. A file is rechecked right before and after: one that changed goes
  * back to waiting for stability (never uploaded torn), one that is gone is skipped.
  */
@@ -86,8 +97,7 @@ async function uploadFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal:
     return;
   }
   if (before === 'changed') {
-    ctx.store.files.assign(f.id, { safeName: null, batchId: null, servicePath: null });
-    setState(ctx, f.id, 'discovered', 'the file changed before upload; waiting for it to settle again');
+    requeueChanged(ctx, f, 'the file changed before upload');
     return;
   }
   if (f.state !== 'uploading') setState(ctx, f.id, 'uploading');
@@ -95,8 +105,7 @@ async function uploadFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal:
     await sendFile(ctx, b, f, signal);
   } catch (e) {
     if (isServiceError(e, 'file-changed')) {
-      ctx.store.files.assign(f.id, { safeName: null, batchId: null, servicePath: null });
-      setState(ctx, f.id, 'discovered', `the file changed during upload; waiting for it to settle again (${e.message})`);
+      requeueChanged(ctx, f, `the file changed during upload (${e.message})`);
       return;
     }
     if (isTransient(e) || isServiceError(e, 'aborted')) throw new TryLater(e instanceof Error ? e.message : String(e));
@@ -106,8 +115,7 @@ async function uploadFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal:
   if ((await recheckStored(f)) === 'changed') {
     // What went up is a whole, older version; the new one will get its own upload.
     await ctx.client.deleteBatchFile(Number(b.serviceBatchId), f.safeName as string).catch(() => undefined);
-    ctx.store.files.assign(f.id, { safeName: null, batchId: null, servicePath: null });
-    setState(ctx, f.id, 'discovered', 'the file changed while it was uploaded; waiting for it to settle again');
+    requeueChanged(ctx, f, 'the file changed while it was uploaded');
     return;
   }
   setState(ctx, f.id, 'uploaded');
@@ -118,8 +126,14 @@ async function ensureRun(ctx: PipelineContext, b: BatchRow, plan: BatchPlan): Pr
   if (ctx.store.runs.runForBatch(b.id)) return;
   const tag = batchTag(b.name as string);
   const t = plan.target;
-  const { runs } = await ctx.client.listRuns(t.type === 'deployment' ? { deployment_id: t.id } : { app_id: t.id });
-  const existing = runs.find((r) => (r.tags ?? []).includes(tag));
+  // Only runs started since the batch was recorded (less an hour of clock skew), every page of them.
+  const since = Math.floor((b.createdMs - 3_600_000) / 1000);
+  let existing: Awaited<ReturnType<typeof ctx.client.listRuns>>['runs'][number] | undefined;
+  for (let offset = 0; !existing; offset += 500) {
+    const { runs } = await ctx.client.listRuns({ ...(t.type === 'deployment' ? { deployment_id: t.id } : { app_id: t.id }), from_timestamp: since, limit: 500, offset });
+    existing = runs.find((r) => (r.tags ?? []).includes(tag));
+    if (runs.length < 500) break;
+  }
   const settings = runSettings(plan, b.name as string);
   const batchId = Number(b.serviceBatchId);
   const run =

@@ -1,0 +1,134 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { validateFolderSettings, type HotFolderSettings } from '../../../shared/hot-folder.js';
+import type { FolderRow } from '../../engine/store/index.js';
+import { intFlag, parseArgs, UsageError } from '../args.js';
+import { openLocalStore } from '../local.js';
+import { printJson, table } from '../output.js';
+
+export const FOLDERS_HELP = `docsync folders add PATH (--deployment ID | --app ID [--app-version V]) [options]
+docsync folders list [--json]
+docsync folders remove PATH
+  Hot folders are kept in the local store; a running "docsync serve" picks up changes when restarted.
+  add options:
+  --recursive / --no-recursive   watch subfolders too (default: recursive)
+  --include GLOB                 take only matching files (repeatable)
+  --ignore GLOB                  also ignore matching files (repeatable; dotfiles, *.part, *.crdownload, ~$*, *.tmp always are)
+  --poll MS                      poll every MS instead of native events (network shares)
+  --stability MS                 size and mtime unchanged this long before a file is taken (default 2000)
+  --rescan MS                    full rescan period (default 300000)
+  --quiet MS                     a batch closes after MS without a new file (default 10000)
+  --max-files N, --max-bytes N   a batch closes at N files / before N bytes
+  --archive DIR | --delete-after after success: move into DIR, or delete (default: keep)
+  --error-dir DIR                after failure: move there with <name>.error.txt
+  --output DIR                   write each file's results as JSON and CSV into DIR
+  --tag T                        run tag (repeatable)
+  --post-process-pdf             ask for post-processed PDFs
+  --reprocess-duplicates         take files whose content was already processed`;
+
+const target = (r: FolderRow): string => (r.deploymentId ? `deployment ${r.deploymentId}` : `app ${r.appId ?? '?'}`);
+
+/** Folder settings from the command line, in the shape validateFolderSettings takes. */
+function settingsFromArgs(argv: string[]): Record<string, unknown> {
+  const args = parseArgs(argv, {
+    values: ['deployment', 'app', 'app-version', 'poll', 'stability', 'rescan', 'quiet', 'max-files', 'max-bytes', 'archive', 'error-dir', 'output'],
+    repeatable: ['include', 'ignore', 'tag'],
+    booleans: ['recursive', 'no-recursive', 'delete-after', 'post-process-pdf', 'reprocess-duplicates'],
+  });
+  if (args.positional.length !== 1) throw new UsageError(args.positional.length ? `give one folder; got ${args.positional.length}` : 'give the folder to watch: docsync folders add PATH --deployment ID');
+  const b = args.booleans;
+  const f = args.flags;
+  if (!f.has('deployment') && !f.has('app')) throw new UsageError('a deployment or an app is required: --deployment ID or --app ID');
+  if (f.has('deployment') && f.has('app')) throw new UsageError('give --deployment or --app, not both');
+  if (b.has('recursive') && b.has('no-recursive')) throw new UsageError('give --recursive or --no-recursive, not both');
+  if (f.has('archive') && b.has('delete-after')) throw new UsageError('give --archive DIR or --delete-after, not both');
+  const s: Record<string, unknown> = { path: resolve(args.positional[0] as string) };
+  if (f.has('deployment')) s.deployment = f.get('deployment');
+  if (f.has('app')) s.app = f.get('app');
+  if (f.has('app-version')) s.appVersion = f.get('app-version');
+  if (b.has('recursive') || b.has('no-recursive')) s.recursive = b.has('recursive');
+  if (args.lists.has('include')) s.include = args.lists.get('include');
+  if (args.lists.has('ignore')) s.ignore = args.lists.get('ignore');
+  const poll = intFlag(args, 'poll', 1);
+  if (poll !== undefined) s.polling = { enabled: true, intervalMs: poll };
+  const stability = intFlag(args, 'stability');
+  if (stability !== undefined) s.stabilityMs = stability;
+  const rescan = intFlag(args, 'rescan', 1);
+  if (rescan !== undefined) s.rescanIntervalMs = rescan;
+  const batching: Record<string, number> = {};
+  const quiet = intFlag(args, 'quiet');
+  if (quiet !== undefined) batching.quietMs = quiet;
+  const maxFiles = intFlag(args, 'max-files', 1);
+  if (maxFiles !== undefined) batching.maxFiles = maxFiles;
+  const maxBytes = intFlag(args, 'max-bytes', 1);
+  if (maxBytes !== undefined) batching.maxBytes = maxBytes;
+  if (Object.keys(batching).length) s.batching = batching;
+  if (f.has('archive')) s.afterSuccess = { action: 'archive', archiveDir: resolve(f.get('archive') as string) };
+  if (b.has('delete-after')) s.afterSuccess = { action: 'delete' };
+  if (f.has('error-dir')) s.afterFailure = { errorDir: resolve(f.get('error-dir') as string) };
+  if (f.has('output')) s.outputDir = resolve(f.get('output') as string);
+  const run: Record<string, unknown> = {};
+  if (args.lists.has('tag')) run.tags = args.lists.get('tag');
+  if (b.has('post-process-pdf')) run.postProcessPdf = true;
+  if (Object.keys(run).length) s.run = run;
+  if (b.has('reprocess-duplicates')) s.reprocessDuplicates = true;
+  return s;
+}
+
+async function add(argv: string[]): Promise<void> {
+  const v = validateFolderSettings(settingsFromArgs(argv));
+  if (!v.ok) throw new UsageError(v.errors.join('; '));
+  const s: HotFolderSettings = v.settings;
+  const st = await stat(s.path).catch(() => null);
+  if (!st?.isDirectory()) throw new UsageError(`${s.path} is not a folder`);
+  const store = openLocalStore();
+  try {
+    if (store.folders.byPath(s.path)) throw new UsageError(`${s.path} is already a hot folder`);
+    const row = store.folders.add({
+      path: s.path,
+      deploymentId: s.target.type === 'deployment' ? s.target.id : null,
+      appId: s.target.type === 'app' ? s.target.id : null,
+      settings: s as unknown as Record<string, unknown>,
+    });
+    console.log(`added hot folder ${row.id}: ${row.path} -> ${target(row)}`);
+  } finally {
+    store.close();
+  }
+}
+
+function list(argv: string[]): void {
+  const args = parseArgs(argv, { values: [], booleans: ['json'] });
+  if (args.positional.length) throw new UsageError(`unexpected argument "${args.positional[0]}"`);
+  const store = openLocalStore();
+  try {
+    const rows = store.folders.list();
+    if (args.booleans.has('json')) return printJson(rows);
+    if (rows.length === 0) return console.log('no hot folders; add one with: docsync folders add PATH --deployment ID');
+    console.log(table(['ID', 'TARGET', 'FILES', 'PATH'], rows.map((r) => [r.id, target(r), store.files.list({ folderId: r.id }).length, r.enabled ? r.path : `${r.path} (disabled)`])));
+  } finally {
+    store.close();
+  }
+}
+
+function remove(argv: string[]): void {
+  const args = parseArgs(argv, { values: [] });
+  if (args.positional.length !== 1) throw new UsageError('give one folder: docsync folders remove PATH');
+  const path = resolve(args.positional[0] as string);
+  const store = openLocalStore();
+  try {
+    const row = store.folders.byPath(path);
+    if (!row) throw new UsageError(`${path} is not a hot folder (see: docsync folders list)`);
+    store.folders.remove(row.id);
+    console.log(`removed hot folder ${row.id}: ${row.path} (its files' records stay in the store)`);
+  } finally {
+    store.close();
+  }
+}
+
+export async function foldersCommand(argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv;
+  if (sub === 'add') return add(rest);
+  if (sub === 'list') return list(rest);
+  if (sub === 'remove') return remove(rest);
+  throw new UsageError(sub ? `unknown subcommand "folders ${sub}"; use add, list or remove` : 'folders needs a subcommand: add, list or remove');
+}

@@ -1,0 +1,70 @@
+/** Commands that only read the local store: they work offline. */
+import { FILE_STATES, type FileState } from '../../engine/store/index.js';
+import { parseArgs, UsageError } from '../args.js';
+import { openLocalStore } from '../local.js';
+import { printJson, table, when } from '../output.js';
+
+export const STATUS_HELP = `docsync status [--json]
+  Files per state, hot folders and the runs still being followed (from the local store; current
+  transfers are shown by the host that runs the engine).`;
+export const FILES_HELP = `docsync files [--state S] [--json]
+  Files seen, newest last. S: ${FILE_STATES.join(', ')}.`;
+export const RUNS_HELP = `docsync runs [--json]
+  Runs, newest first.`;
+
+function noPositional(args: { positional: string[] }): void {
+  if (args.positional.length) throw new UsageError(`unexpected argument "${args.positional[0]}"`);
+}
+
+export function statusCommand(argv: string[]): void {
+  const args = parseArgs(argv, { values: [], booleans: ['json'] });
+  noPositional(args);
+  const store = openLocalStore();
+  try {
+    const counts = store.files.countByState();
+    const activeRuns = store.runs.activeRuns();
+    const folders = store.folders.list().length;
+    if (args.booleans.has('json')) return printJson({ counts, folders, activeRuns });
+    console.log(table(['STATE', 'FILES'], FILE_STATES.map((s) => [s, counts[s]])));
+    console.log(`hot folders: ${folders}`);
+    if (activeRuns.length === 0) return console.log('active runs: none');
+    console.log(`active runs: ${activeRuns.length}`);
+    console.log(table(['RUN', 'STATUS', 'STARTED'], activeRuns.map((r) => [r.serviceRunId, r.reviewWaiting ? 'waiting for review' : (r.status ?? 'starting'), when(r.startMs ?? r.createdMs)])));
+  } finally {
+    store.close();
+  }
+}
+
+export function filesCommand(argv: string[]): void {
+  const args = parseArgs(argv, { values: ['state'], booleans: ['json'] });
+  noPositional(args);
+  const state = args.flags.get('state');
+  if (state !== undefined && !(FILE_STATES as readonly string[]).includes(state)) throw new UsageError(`--state must be one of ${FILE_STATES.join(', ')}; got "${state}"`);
+  const store = openLocalStore();
+  try {
+    const rows = store.files.list(state === undefined ? {} : { state: state as FileState });
+    if (args.booleans.has('json')) return printJson(rows);
+    if (rows.length === 0) return console.log(state ? `no ${state} files` : 'no files yet');
+    console.log(table(['ID', 'STATE', 'SIZE', 'UPDATED', 'PATH', 'ERROR'], rows.map((f) => [f.id, f.state, f.size, when(f.updatedMs), f.path, f.error])));
+  } finally {
+    store.close();
+  }
+}
+
+export function runsCommand(argv: string[]): void {
+  const args = parseArgs(argv, { values: [], booleans: ['json'] });
+  noPositional(args);
+  const store = openLocalStore();
+  try {
+    const runs = store.runs.listRuns();
+    const withFiles = runs.map((r) => ({ ...r, files: r.batchId === null ? 0 : store.files.list({ batchId: r.batchId }).length }));
+    if (args.booleans.has('json')) return printJson(withFiles);
+    if (runs.length === 0) return console.log('no runs yet');
+    console.log(table(['RUN', 'STATUS', 'TARGET', 'FILES', 'CREATED', 'RESULTS'], withFiles.map((r) => [
+      r.serviceRunId, r.reviewWaiting ? 'waiting for review' : (r.status ?? 'starting'), r.deploymentId ?? r.appId, r.files, when(r.createdMs),
+      r.resultsStoredMs ? 'stored' : '',
+    ])));
+  } finally {
+    store.close();
+  }
+}

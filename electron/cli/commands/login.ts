@@ -1,0 +1,89 @@
+import { loadConnectionSettings, normalizeUrl, saveConnectionSettings } from '../../engine/config/connection.js';
+import { KeytarStore } from '../../engine/config/credentials.js';
+import { parseArgs, UsageError } from '../args.js';
+import { dataHome, verifyConnection } from '../host.js';
+
+export const LOGIN_HELP = `docsync login --url URL [--context C] [--account A]
+  Reads the token from standard input (never from a flag; not echoed at a terminal), checks it with
+  one call to the service, stores it in the OS keychain and remembers URL, context and account in
+  the data folder. A wrong token or a missing keychain saves nothing.
+  --url URL      the service, e.g. https://service.example
+  --context C    value of the context header (normally the organization id)
+  --account A    name of the keychain entry (default "default")
+  e.g.  printf %s "$TOKEN" | docsync login --url https://service.example`;
+
+export const LOGOUT_HELP = `docsync logout
+  Deletes the stored token from the keychain and forgets the saved connection.`;
+
+/** The token from standard input: typed without echo at a terminal, else the whole input, trimmed. */
+async function readToken(): Promise<string> {
+  const stdin = process.stdin;
+  if (stdin.isTTY) {
+    process.stderr.write('token: ');
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.setEncoding('utf8');
+    const token = await new Promise<string>((resolve, reject) => {
+      let buf = '';
+      const onData = (s: string): void => {
+        for (const ch of s) {
+          if (ch === '\r' || ch === '\n' || ch === '\u0004') return done(buf);
+          if (ch === '\u0003') return fail(new UsageError('cancelled'));
+          if (ch === '\u007f' || ch === '\b') buf = buf.slice(0, -1);
+          else buf += ch;
+        }
+      };
+      const cleanup = (): void => {
+        stdin.off('data', onData);
+        stdin.setRawMode(false);
+        stdin.pause();
+        process.stderr.write('\n');
+      };
+      const done = (v: string): void => (cleanup(), resolve(v));
+      const fail = (e: Error): void => (cleanup(), reject(e));
+      stdin.on('data', onData);
+    });
+    return token.trim();
+  }
+  const chunks: Buffer[] = [];
+  for await (const c of stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8').trim();
+}
+
+export async function loginCommand(argv: string[]): Promise<void> {
+  const args = parseArgs(argv, { values: ['url', 'context', 'account'] });
+  if (args.positional.length) throw new UsageError(`unexpected argument "${args.positional[0]}" (the token is read from standard input)`);
+  const rawUrl = args.flags.get('url');
+  if (!rawUrl) throw new UsageError('--url is required');
+  let url: string;
+  try {
+    url = normalizeUrl(rawUrl);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const context = args.flags.get('context');
+  const account = args.flags.get('account') ?? 'default';
+  const token = await readToken();
+  if (!token) throw new UsageError('no token on standard input; e.g. printf %s "$TOKEN" | docsync login --url URL');
+  if (/\s/.test(token)) throw new UsageError('the token on standard input contains whitespace; give the token alone');
+
+  await verifyConnection({ url, token, context });
+  const home = dataHome();
+  await new KeytarStore().set(url, account, token);
+  await saveConnectionSettings(home, { url, account, ...(context !== undefined ? { context } : {}) });
+  console.log(`signed in to ${url}${context ? ` (context ${context})` : ''}; token stored in the keychain as "${account}"`);
+}
+
+export async function logoutCommand(argv: string[]): Promise<void> {
+  const args = parseArgs(argv, { values: [] });
+  if (args.positional.length) throw new UsageError(`unexpected argument "${args.positional[0]}"`);
+  const home = dataHome();
+  const saved = await loadConnectionSettings(home);
+  if (!saved) {
+    console.log('not signed in');
+    return;
+  }
+  const removed = await new KeytarStore().delete(saved.url, saved.account);
+  await saveConnectionSettings(home, null);
+  console.log(`signed out of ${saved.url}${removed ? '; token deleted from the keychain' : ' (no token was in the keychain)'}`);
+}

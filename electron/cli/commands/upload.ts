@@ -1,0 +1,98 @@
+import { resolve } from 'node:path';
+import type { FolderRunSettings, FolderTarget } from '../../../shared/hot-folder.js';
+import type { FileRow, FileState } from '../../engine/store/index.js';
+import { intFlag, parseArgs, UsageError } from '../args.js';
+import { openHost, type Host } from '../host.js';
+import { printJson, table } from '../output.js';
+
+export const UPLOAD_HELP = `docsync upload FILE... (--deployment ID | --app ID [--app-version V]) [--wait] [--timeout S] [--tag T]... [--post-process-pdf] [--json]
+  Uploads the files (folders: every file in them) as one batch and starts its run. Without --wait
+  it returns once the run has started ("docsync serve" follows it to the end); with --wait it
+  follows the run and prints each file's final state (exit 1 if any failed).`;
+
+export const RETRY_HELP = `docsync retry FILE_ID [--timeout S] [--json]
+  Uploads a failed file again in a batch of its own and follows its run until it is done or
+  failed (default timeout 600 s; after it, "docsync serve" finishes the work).`;
+
+const FINAL: FileState[] = ['done', 'failed', 'skipped'];
+const PAST_UPLOAD: FileState[] = ['running', ...FINAL];
+
+/** Waits until every file is in one of `states`; false on timeout. */
+async function until(host: Host, ids: number[], states: FileState[], timeoutMs: number): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (ids.every((id) => states.includes(host.store.files.get(id)?.state as FileState))) return true;
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function report(host: Host, ids: number[], json: boolean): FileRow[] {
+  const rows = ids.map((id) => host.store.files.get(id) as FileRow);
+  const runs = new Map(rows.map((f) => [f.id, f.batchId === null ? undefined : host.store.runs.runForBatch(f.batchId)]));
+  if (json) {
+    printJson(rows.map((f) => ({ ...f, serviceRunId: runs.get(f.id)?.serviceRunId ?? null })));
+  } else {
+    console.log(table(['ID', 'STATE', 'RUN', 'FILE', 'ERROR'], rows.map((f) => [f.id, f.state, runs.get(f.id)?.serviceRunId, f.path, f.error])));
+  }
+  return rows;
+}
+
+const timeoutOf = (args: ReturnType<typeof parseArgs>): number => (intFlag(args, 'timeout', 1) ?? 600) * 1000;
+
+export async function uploadCommand(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { values: ['deployment', 'app', 'app-version', 'timeout'], repeatable: ['tag'], booleans: ['wait', 'post-process-pdf', 'json'] });
+  if (args.positional.length === 0) throw new UsageError('give the files to upload: docsync upload FILE... --deployment ID');
+  const f = args.flags;
+  if (f.has('deployment') === f.has('app')) throw new UsageError(f.has('app') ? 'give --deployment or --app, not both' : 'a deployment or an app is required: --deployment ID or --app ID');
+  const target: FolderTarget = f.has('deployment')
+    ? { type: 'deployment', id: f.get('deployment') as string }
+    : { type: 'app', id: f.get('app') as string, ...(f.has('app-version') ? { version: f.get('app-version') as string } : {}) };
+  const run: Partial<FolderRunSettings> = {};
+  if (args.lists.has('tag')) run.tags = args.lists.get('tag') as string[];
+  if (args.booleans.has('post-process-pdf')) run.postProcessPdf = true;
+  const timeoutMs = timeoutOf(args);
+  const wait = args.booleans.has('wait');
+
+  const host = await openHost();
+  let failed = false;
+  try {
+    // Not engine.start(): this process handles only its own batch, never another host's work.
+    let rows: FileRow[];
+    try {
+      rows = await host.engine.uploadFiles(args.positional.map((p) => resolve(p)), target, run);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    const ids = rows.map((r) => r.id);
+    const ok = await until(host, ids, wait ? FINAL : PAST_UPLOAD, timeoutMs);
+    const final = report(host, ids, args.booleans.has('json'));
+    failed = final.some((r) => r.state === 'failed');
+    if (!ok) throw new Error(`timed out after ${timeoutMs / 1000} s; "docsync serve" continues the work`);
+  } finally {
+    await host.close();
+  }
+  return failed ? 1 : 0;
+}
+
+export async function retryCommand(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { values: ['timeout'], booleans: ['json'] });
+  if (args.positional.length !== 1 || !/^\d+$/.test(args.positional[0] as string)) throw new UsageError('give one file id: docsync retry FILE_ID (see: docsync files --state failed)');
+  const id = Number(args.positional[0]);
+  const timeoutMs = timeoutOf(args);
+  const host = await openHost();
+  let failed = false;
+  try {
+    try {
+      await host.engine.retryFile(id);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    const ok = await until(host, [id], FINAL, timeoutMs);
+    failed = report(host, [id], args.booleans.has('json'))[0]?.state === 'failed';
+    if (!ok) throw new Error(`timed out after ${timeoutMs / 1000} s; "docsync serve" continues the work`);
+  } finally {
+    await host.close();
+  }
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,84 @@
+/**
+ * What the docsync commands share: the data home, the local store, the service connection and
+ * the engine built on them. Commands that only read the store never touch the service.
+ */
+import { resolveConnection, type Connection } from '../engine/config/connection.js';
+import { KeytarStore } from '../engine/config/credentials.js';
+import { Engine } from '../engine/engine.js';
+import { isServiceError, ServiceClient } from '../engine/service/index.js';
+import type { Store } from '../engine/store/index.js';
+import { UsageError } from './args.js';
+import { dataHome, openLocalStore } from './local.js';
+
+export { dataHome, openLocalStore };
+
+/** The configured connection, or a one-line error saying how to configure one. */
+export async function requireConnection(home = dataHome()): Promise<Connection> {
+  const conn = await resolveConnection(home, new KeytarStore());
+  if (!conn) throw new UsageError('no service configured: run "docsync login --url URL" or set DOCSYNC_URL and DOCSYNC_TOKEN');
+  return conn;
+}
+
+/** The service's answers, explained in one line. */
+export function explainServiceError(err: unknown, url: string): Error {
+  if (!isServiceError(err)) return err instanceof Error ? err : new Error(String(err));
+  if (err.kind === 'http' && err.status === 401) return new Error(`${url} refused the token (401): ${err.message}`);
+  if (err.kind === 'http' && err.status === 403) return new Error(`${url} refused access (403): ${err.message}`);
+  if (err.kind === 'network' || err.kind === 'timeout') return new Error(`cannot reach ${url}: ${err.message}`);
+  return new Error(`${url}: ${err.describe()}`);
+}
+
+/**
+ * Checks the URL and token with one cheap call (no retries beyond one, short connect timeout),
+ * so a wrong token or an unreachable service fails at once instead of inside the engine.
+ */
+export async function verifyConnection(conn: Pick<Connection, 'url' | 'token' | 'context'>): Promise<void> {
+  const probe = new ServiceClient({
+    baseUrl: conn.url, token: conn.token, ...(conn.context !== undefined ? { context: conn.context } : {}),
+    retry: { limit: 1, baseDelayMs: 100, maxDelayMs: 200, maxRetryAfterMs: 2000 },
+    timeouts: { connectMs: 5000, responseMs: 15_000, idleMs: 15_000 },
+  });
+  try {
+    await probe.listBatches({ limit: 1 });
+  } catch (err) {
+    throw explainServiceError(err, conn.url);
+  } finally {
+    probe.close();
+  }
+}
+
+export function serviceClient(conn: Pick<Connection, 'url' | 'token' | 'context'>): ServiceClient {
+  return new ServiceClient({ baseUrl: conn.url, token: conn.token, ...(conn.context !== undefined ? { context: conn.context } : {}) });
+}
+
+export interface Host {
+  home: string;
+  store: Store;
+  client: ServiceClient;
+  engine: Engine;
+  close(): Promise<void>;
+}
+
+/** Store + verified connection + engine (not started). `close` stops the engine and closes everything. */
+export async function openHost(o: { home?: string; conn?: Connection; quietLogs?: boolean } = {}): Promise<Host> {
+  const home = o.home ?? dataHome();
+  const conn = o.conn ?? (await requireConnection(home));
+  await verifyConnection(conn);
+  const store = openLocalStore(home);
+  const client = serviceClient(conn);
+  const engine = new Engine({ store, client, home });
+  if (!o.quietLogs) engine.on('log', ({ level, msg }) => {
+    if (level !== 'info') console.error(`${level}: ${msg}`);
+  });
+  let closed = false;
+  return {
+    home, store, client, engine,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await engine.stop();
+      client.close();
+      store.close();
+    },
+  };
+}

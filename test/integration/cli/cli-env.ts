@@ -1,0 +1,150 @@
+// Runs the built docsync command (out/cli/electron/cli/main.js) as a child process with its own
+// data home, building it first when a source is newer than the build.
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { expect } from 'vitest';
+
+export const ROOT = path.resolve(import.meta.dirname, '../../..');
+export const MAIN = path.join(ROOT, 'out/cli/electron/cli/main.js');
+const BUILD_INFO = path.join(ROOT, 'out/cli/.tsbuildinfo');
+const LOCK = path.join(ROOT, 'out/cli/.cli-test-build.lock');
+const SOURCES = ['electron/cli', 'electron/engine', 'sandbox', 'shared'];
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) newest = Math.max(newest, newestSource(p));
+    else if (e.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+const fresh = (): boolean =>
+  existsSync(MAIN) && existsSync(BUILD_INFO) && statSync(BUILD_INFO).mtimeMs > Math.max(...SOURCES.map((d) => newestSource(path.join(ROOT, d))));
+
+/** Builds the CLI when missing or stale; one build at a time across this folder's test files. */
+export async function buildIfNeeded(): Promise<void> {
+  if (fresh()) return;
+  mkdirSync(path.dirname(LOCK), { recursive: true });
+  const end = Date.now() + 120_000;
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch {
+      // A lock older than two minutes is left over from a killed run.
+      if (existsSync(LOCK) && Date.now() - statSync(LOCK).mtimeMs > 120_000) rmSync(LOCK, { recursive: true, force: true });
+      if (Date.now() > end) throw new Error('timed out waiting for another CLI build');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  try {
+    if (fresh()) return;
+    // tsc emits even when another part of the tree has a type error; these tests need only the output.
+    await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.cli.json'], { cwd: ROOT }).catch((err: { stdout?: string }) => {
+      if (!existsSync(MAIN)) throw new Error(`CLI build failed:\n${err.stdout ?? String(err)}`);
+    });
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Cli {
+  /** A fresh data home (DOCSYNC_HOME) under a temp root. */
+  home: string;
+  /** A path under the temp root (not created). */
+  dir(name: string): string;
+  env: Record<string, string>;
+  spawn(args: string[], o?: { env?: Record<string, string | undefined> }): { child: ChildProcessWithoutNullStreams; exit: Promise<Exit> };
+  /** Runs to the end; `input` is written to stdin (which is then closed). */
+  run(args: string[], o?: { input?: string; env?: Record<string, string | undefined> }): Promise<Exit>;
+  /** Runs with --json and parses stdout; fails the test on a non-zero exit. */
+  json<T = unknown>(args: string[]): Promise<T>;
+  close(): Promise<void>;
+}
+
+/**
+ * An environment for the command: temp DOCSYNC_HOME and HOME, no D-Bus session (so no real
+ * keychain is ever touched), and none of the caller's DOCSYNC_* variables.
+ */
+export async function cliEnv(service?: { url: string; token: string }): Promise<Cli> {
+  const root = await mkdtemp(path.join(tmpdir(), 'docsync-cli-'));
+  const home = path.join(root, 'home');
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: path.join(root, 'user'), DOCSYNC_HOME: home, LANG: 'C.UTF-8' };
+  if (service) Object.assign(env, { DOCSYNC_URL: service.url, DOCSYNC_TOKEN: service.token });
+  const spawnCli = (args: string[], o: { env?: Record<string, string | undefined> } = {}) => {
+    const e: Record<string, string> = { ...env };
+    for (const [k, v] of Object.entries(o.env ?? {})) {
+      if (v === undefined) delete e[k];
+      else e[k] = v;
+    }
+    const child = spawn(process.execPath, [MAIN, ...args], { cwd: root, env: e });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exit = new Promise<Exit>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+    return { child, exit };
+  };
+  const cli: Cli = {
+    home,
+    dir: (name) => path.join(root, name),
+    env,
+    spawn: spawnCli,
+    async run(args, o = {}) {
+      const { child, exit } = spawnCli(args, o);
+      child.stdin.end(o.input ?? '');
+      return exit;
+    },
+    async json<T>(args: string[]): Promise<T> {
+      const r = await cli.run([...args, '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as T;
+    },
+    async close() {
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+  return cli;
+}
+
+/** The rule every failing command keeps: exit non-zero, one line `docsync: ...` on stderr, no stack trace. */
+export function expectOneLineError(r: Exit, msg: RegExp, code?: number): void {
+  if (code === undefined) expect(r.code, r.stdout + r.stderr).not.toBe(0);
+  else expect(r.code, r.stdout + r.stderr).toBe(code);
+  expect(r.code).not.toBeNull();
+  const lines = r.stderr.trimEnd().split('\n');
+  expect(lines, r.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^docsync: /);
+  expect(lines[0]).toMatch(msg);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+}
+
+/** Resolves with the first stdout line matching `re` (rejects if the process ends first). */
+export function lineMatching(child: ChildProcessWithoutNullStreams, re: RegExp, timeoutMs = 20_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout });
+    const t = setTimeout(() => (rl.close(), reject(new Error(`no line matching ${re} within ${timeoutMs} ms`))), timeoutMs);
+    rl.on('line', (line) => {
+      if (re.test(line)) {
+        clearTimeout(t);
+        rl.close();
+        resolve(line);
+      }
+    });
+    child.once('close', (code) => (clearTimeout(t), reject(new Error(`exited with ${code} before printing a line matching ${re}`))));
+  });
+}
