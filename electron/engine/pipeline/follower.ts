@@ -61,15 +61,16 @@ async function finishFile(ctx: PipelineContext, f: FileRow, failure: string | nu
       log(ctx, 'warn', `could not write outputs of ${f.path}: ${e.message}`),
     );
   }
-  setState(ctx, f.id, failure ? 'failed' : 'done', failure);
-  if (!s) return;
+  // The file is moved before its final state is recorded, so 'done' or 'failed' means finished; after
+  // a crash in between, the next attempt finds it moved already and only records the state.
   try {
-    if (failure && s.afterFailure.errorDir) await moveToErrorFolder(f.path, s.afterFailure.errorDir, failure);
-    else if (!failure && s.afterSuccess.action === 'archive') await moveInto(f.path, s.afterSuccess.archiveDir);
-    else if (!failure && s.afterSuccess.action === 'delete') await rm(f.path, { force: true });
+    if (failure && s?.afterFailure.errorDir) await moveToErrorFolder(f.path, s.afterFailure.errorDir, failure);
+    else if (!failure && s?.afterSuccess.action === 'archive') await moveInto(f.path, s.afterSuccess.archiveDir);
+    else if (!failure && s?.afterSuccess.action === 'delete') await rm(f.path, { force: true });
   } catch (e) {
     log(ctx, 'warn', `could not move ${f.path}: ${(e as Error).message}`);
   }
+  setState(ctx, f.id, failure ? 'failed' : 'done', failure);
 }
 
 async function finishRunFiles(ctx: PipelineContext, run: RunRow, status: RunStatus, msg: string | null): Promise<void> {

@@ -97,10 +97,19 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
         binaryInterval: this.opts.polling?.intervalMs ?? 2000,
         ignorePermissionErrors: true,
         atomic: false,
-        ignored: (p: string) => this.hintIgnored(p),
+        // chokidar keeps state for every file it tracks: over 100,000 files that is about a gigabyte
+        // (bench/watch-tree.ts). It tracks folders only; file events come from its raw events, which
+        // are hints like any other.
+        ignored: (p: string, stats?: { isFile(): boolean }) => this.hintIgnored(p) || stats?.isFile() === true,
       });
       this.chokidar = w;
       w.on('all', (event, p) => this.hint(event, p));
+      w.on('raw', (_event, rawPath, details) => {
+        const dir = (details as { watchedPath?: string } | undefined)?.watchedPath;
+        if (!dir || !rawPath) return this.hint('addDir', this.root);
+        const p = path.isAbsolute(rawPath) ? rawPath : path.join(dir, rawPath);
+        if (!this.hintIgnored(p)) this.hint('change', p);
+      });
       w.on('error', (err) => this.fail(err instanceof Error ? err : new Error(String(err))));
       await new Promise<void>((resolve) => w.once('ready', () => resolve()));
     }
