@@ -17,6 +17,9 @@ export async function recheckStored(f: FileRow): Promise<'same' | 'changed' | 'm
 /** Files up to the service's suggested single-upload size go in one PUT; larger ones in parts. */
 export const SINGLE_PUT_MAX = 10 * 1024 * 1024;
 
+/** Files of one batch uploaded at once (each multipart file runs its own parts in parallel too). */
+export const FILES_IN_FLIGHT = 6;
+
 /** A failure that is worth trying the whole batch again later (network, 5xx, timeouts). */
 export class TryLater extends Error {}
 
@@ -162,13 +165,21 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
   const plan = parsePlan(b.plan);
   try {
     b = await ensureServiceBatch(ctx, b);
-    for (const f of ctx.store.files.list({ batchId: b.id })) {
-      if (signal.aborted) return;
-      if (f.state !== 'queued' && f.state !== 'uploading') continue;
-      const servicePath = b.servicePath && f.safeName ? `${b.servicePath}/${f.safeName}` : f.servicePath;
-      if (servicePath !== f.servicePath) ctx.store.files.assign(f.id, { safeName: f.safeName, batchId: b.id, servicePath });
-      await uploadFile(ctx, b, ctx.store.files.get(f.id) as FileRow, signal);
-    }
+    const todo = ctx.store.files.list({ batchId: b.id }).filter((f) => f.state === 'queued' || f.state === 'uploading');
+    const service = b;
+    // Several files at once: small files are bound by round trips, not bytes. The first failure that
+    // calls for a later try stops taking new files; the ones in flight finish.
+    let failure: unknown;
+    const worker = async (): Promise<void> => {
+      for (let f = todo.shift(); f && !signal.aborted && failure === undefined; f = todo.shift()) {
+        const servicePath = service.servicePath && f.safeName ? `${service.servicePath}/${f.safeName}` : f.servicePath;
+        if (servicePath !== f.servicePath) ctx.store.files.assign(f.id, { safeName: f.safeName, batchId: service.id, servicePath });
+        await uploadFile(ctx, service, ctx.store.files.get(f.id) as FileRow, signal).catch((e: unknown) => (failure ??= e));
+      }
+    };
+    await Promise.all(Array.from({ length: FILES_IN_FLIGHT }, worker));
+    if (failure !== undefined) throw failure;
+    if (signal.aborted) return;
     const uploaded = ctx.store.files.list({ batchId: b.id }).filter((f) => f.state === 'uploaded');
     if (uploaded.length === 0) {
       ctx.store.runs.markBatchDeleted(b.id);
