@@ -1,59 +1,15 @@
 // Runs the built docsync command (out/cli/electron/cli/main.js) as a child process with its own
 // data home, building it first when a source is newer than the build.
-import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { promisify } from 'node:util';
 import { expect } from 'vitest';
 
-export const ROOT = path.resolve(import.meta.dirname, '../../..');
-export const MAIN = path.join(ROOT, 'out/cli/electron/cli/main.js');
-const BUILD_INFO = path.join(ROOT, 'out/cli/.tsbuildinfo');
-const LOCK = path.join(ROOT, 'out/cli/.cli-test-build.lock');
-const SOURCES = ['electron/cli', 'electron/engine', 'sandbox', 'shared'];
+import { MAIN } from '../../helpers/build-cli.js';
 
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) newest = Math.max(newest, newestSource(p));
-    else if (e.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-const fresh = (): boolean =>
-  existsSync(MAIN) && existsSync(BUILD_INFO) && statSync(BUILD_INFO).mtimeMs > Math.max(...SOURCES.map((d) => newestSource(path.join(ROOT, d))));
-
-/** Builds the CLI when missing or stale; one build at a time across this folder's test files. */
-export async function buildIfNeeded(): Promise<void> {
-  if (fresh()) return;
-  mkdirSync(path.dirname(LOCK), { recursive: true });
-  const end = Date.now() + 120_000;
-  for (;;) {
-    try {
-      mkdirSync(LOCK);
-      break;
-    } catch {
-      // A lock older than two minutes is left over from a killed run.
-      if (existsSync(LOCK) && Date.now() - statSync(LOCK).mtimeMs > 120_000) rmSync(LOCK, { recursive: true, force: true });
-      if (Date.now() > end) throw new Error('timed out waiting for another CLI build');
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  try {
-    if (fresh()) return;
-    // tsc emits even when another part of the tree has a type error; these tests need only the output.
-    await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.cli.json'], { cwd: ROOT }).catch((err: { stdout?: string }) => {
-      if (!existsSync(MAIN)) throw new Error(`CLI build failed:\n${err.stdout ?? String(err)}`);
-    });
-  } finally {
-    rmSync(LOCK, { recursive: true, force: true });
-  }
-}
+export { ROOT, MAIN, buildCliIfNeeded as buildIfNeeded } from '../../helpers/build-cli.js';
 
 export interface Exit {
   code: number | null;

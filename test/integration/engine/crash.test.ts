@@ -5,21 +5,19 @@
 // so it outlives every kill, and the checks go through its own HTTP API and the engine's store.
 //
 // Seed: CRASH_SEED=<n> npx vitest run test/integration/engine/crash.test.ts (the seed is in the test name).
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, STORE_FILE, type Store } from '../../../electron/engine/store/index.js';
 import type { RunningSandbox } from '../../../sandbox/index.js';
 import { invoiceText } from '../../helpers/pdf-fixtures.js';
 import { sandbox } from '../../helpers/sandbox.js';
+import { buildCliIfNeeded, ROOT } from '../../helpers/build-cli.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CHILD = join(ROOT, 'test/helpers/engine-child.mjs');
 const SEED = Number(process.env.CRASH_SEED ?? 20260301);
 const KILLS = 15;
@@ -50,25 +48,6 @@ interface Made {
 
 const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
-/** The child runs out/cli: build it when any engine or shared source is newer than its output. */
-function buildEngineIfStale(): void {
-  const stale = ['electron/engine', 'shared'].some((dir) =>
-    readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
-      .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
-      .some((f) => {
-        const src = join(ROOT, dir, f);
-        const out = join(ROOT, 'out/cli', relative(ROOT, src)).replace(/\.ts$/, '.js');
-        return !existsSync(out) || statSync(out).mtimeMs < statSync(src).mtimeMs;
-      }),
-  );
-  if (!stale) return;
-  try {
-    execFileSync('npx', ['tsc', '-p', 'tsconfig.cli.json'], { cwd: ROOT, stdio: 'pipe' });
-  } catch {
-    // Type errors elsewhere (files being edited) do not stop tsc from emitting; the child checks what it imports.
-  }
-  if (!existsSync(join(ROOT, 'out/cli/electron/engine/engine.js'))) throw new Error('npx tsc -p tsconfig.cli.json did not produce out/cli/electron/engine/engine.js');
-}
 
 let sb: RunningSandbox;
 let root: string;
@@ -179,7 +158,7 @@ async function allRuns(): Promise<ServiceRun[]> {
 }
 
 beforeAll(async () => {
-  buildEngineIfStale();
+  await buildCliIfNeeded();
   sb = await sandbox({ partSize: 64 * 1024, pageDelayMs: 5, jobDelayMs: 20 });
   root = await mkdtemp(join(tmpdir(), 'docsync-crash-'));
   inbox = join(root, 'inbox');

@@ -1,20 +1,17 @@
 // The real OS keychain through keytar: a private D-Bus session with gnome-keyring, as on a Linux
 // desktop (see README). Skipped, with the reason, where dbus-run-session or gnome-keyring is missing.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../electron/engine/config/credentials.js';
+import { buildCliIfNeeded, OUT } from '../../helpers/build-cli.js';
 
 const have = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
 const missing = ['dbus-run-session', 'gnome-keyring-daemon'].filter((b) => !have(b));
-const compiled = join(process.cwd(), 'out/cli/electron/engine/config/credentials.js');
+const compiled = join(OUT, 'electron/engine/config/credentials.js');
 
-function build(): void {
-  if (!existsSync(compiled)) execFileSync('npx', ['tsc', '-p', 'tsconfig.cli.json'], { stdio: 'inherit' });
-}
 
 const home = mkdtempSync(join(tmpdir(), 'docsync-keyring-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
@@ -40,8 +37,8 @@ describe('credentials', () => {
     expect(await m.get('http://a', 'default')).toBeNull();
   });
 
-  it.skipIf(missing.length > 0)(`keytar stores, reads and deletes a token in a real Secret Service${missing.length ? ` (skipped: ${missing.join(', ')} not installed)` : ''}`, () => {
-    build();
+  it.skipIf(missing.length > 0)(`keytar stores, reads and deletes a token in a real Secret Service${missing.length ? ` (skipped: ${missing.join(', ')} not installed)` : ''}`, async () => {
+    await buildCliIfNeeded();
     const r = runStore(
       `await s.set('http://127.0.0.1:9', 'default', 'tok-123'); const a = await s.get('http://127.0.0.1:9', 'default');
        const d = await s.delete('http://127.0.0.1:9', 'default'); const b = await s.get('http://127.0.0.1:9', 'default');
@@ -52,8 +49,8 @@ describe('credentials', () => {
     expect(JSON.parse(r.out.trim())).toEqual({ a: 'tok-123', d: true, b: null });
   });
 
-  it('without a keychain the error says so in one line, and nothing crashes', () => {
-    build();
+  it('without a keychain the error says so in one line, and nothing crashes', async () => {
+    await buildCliIfNeeded();
     const r = runStore(
       `try { await s.get('http://127.0.0.1:9', 'default'); console.log('no error'); } catch (e) { console.log(e.name + ': ' + e.message); }`,
       false,

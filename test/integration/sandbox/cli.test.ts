@@ -1,37 +1,13 @@
-import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCliIfNeeded, MAIN, ROOT } from '../../helpers/build-cli.js';
 
 /** Issue section 2: `docsync sandbox` prints exactly `sandbox listening on http://127.0.0.1:PORT` first and runs until SIGTERM. */
-const ROOT = path.resolve(import.meta.dirname, '../../..');
-const MAIN = path.join(ROOT, 'out/cli/electron/cli/main.js');
-const BUILD_INFO = path.join(ROOT, 'out/cli/.tsbuildinfo');
-const SOURCES = ['electron/cli', 'sandbox', 'shared'];
-
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) newest = Math.max(newest, newestSource(p));
-    else if (e.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-/** Builds the CLI when its output is missing or older than a source file. */
-async function buildIfNeeded(): Promise<void> {
-  const built = existsSync(MAIN) && existsSync(BUILD_INFO) ? statSync(BUILD_INFO).mtimeMs : 0;
-  if (built > Math.max(...SOURCES.map((d) => newestSource(path.join(ROOT, d))))) return;
-  // tsc emits even when another part of the tree has a type error; the tests below need only the output.
-  await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.cli.json'], { cwd: ROOT }).catch((err: { stdout?: string }) => {
-    if (!existsSync(MAIN)) throw new Error(`CLI build failed:\n${err.stdout ?? String(err)}`);
-  });
-}
 
 interface Exit {
   code: number | null;
@@ -60,7 +36,7 @@ function firstLine(child: ChildProcessWithoutNullStreams): Promise<string> {
 
 let dataDir: string;
 beforeAll(async () => {
-  await buildIfNeeded();
+  await buildCliIfNeeded();
   dataDir = await mkdtemp(path.join(tmpdir(), 'docsync-cli-'));
 }, 120_000);
 afterAll(async () => {

@@ -1,0 +1,54 @@
+// Tests that run compiled code in a child process (the docsync command, the crash test's engine,
+// keytar in a private D-Bus session) build out/cli first when any compiled source is newer than it.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const OUT = path.join(ROOT, 'out/cli');
+export const MAIN = path.join(OUT, 'electron/cli/main.js');
+const BUILD_INFO = path.join(OUT, '.tsbuildinfo');
+const LOCK = path.join(OUT, '.test-build.lock');
+/** What tsconfig.cli.json compiles. */
+const SOURCES = ['electron/cli', 'electron/engine', 'sandbox', 'shared', 'bench'];
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) newest = Math.max(newest, newestSource(p));
+    else if (e.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+const fresh = (): boolean =>
+  existsSync(MAIN) && existsSync(BUILD_INFO) && statSync(BUILD_INFO).mtimeMs > Math.max(...SOURCES.map((d) => newestSource(path.join(ROOT, d))));
+
+/** Builds out/cli when missing or stale; one build at a time across test files running in parallel. */
+export async function buildCliIfNeeded(): Promise<void> {
+  if (fresh()) return;
+  mkdirSync(OUT, { recursive: true });
+  const end = Date.now() + 120_000;
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch {
+      // A lock older than two minutes is left over from a killed run.
+      if (existsSync(LOCK) && Date.now() - statSync(LOCK).mtimeMs > 120_000) rmSync(LOCK, { recursive: true, force: true });
+      if (Date.now() > end) throw new Error('timed out waiting for another build of out/cli');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  try {
+    if (fresh()) return;
+    // tsc emits even when another part of the tree has a type error; these tests need only the output.
+    await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.cli.json'], { cwd: ROOT }).catch((err: { stdout?: string }) => {
+      if (!existsSync(MAIN)) throw new Error(`build of out/cli failed:\n${err.stdout ?? String(err)}`);
+    });
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
