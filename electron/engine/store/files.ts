@@ -2,10 +2,10 @@
  * Local files seen (table `files`), their state history (`file_events`) and multipart upload
  * sessions with their parts (`multipart_sessions`, `uploaded_parts`).
  */
+import { FILE_STATES, type FileState } from '../../../shared/file-states.js';
 import type { Db } from './db.js';
 
-export const FILE_STATES = ['discovered', 'stable', 'queued', 'uploading', 'uploaded', 'running', 'done', 'failed', 'skipped'] as const;
-export type FileState = (typeof FILE_STATES)[number];
+export { FILE_STATES, type FileState };
 
 export interface FileRow {
   id: number;

@@ -1,0 +1,62 @@
+/**
+ * The only renderer code that knows the transport: Electron's preload (`window.docsync`) when it is
+ * there, else the headless host's HTTP bridge (same origin; the per-start secret is a cookie).
+ */
+import { HTTP, type Args, type Bridge, type EventChannel, type Events, type PreloadApi, type RequestChannel, type Results } from '../../../shared/ui/contract.js';
+import { decodeWire, encodeWire } from '../../../shared/ui/wire.js';
+
+declare global {
+  interface Window {
+    docsync?: PreloadApi;
+  }
+}
+
+function electronBridge(api: PreloadApi): Bridge {
+  return {
+    call: (channel, args) => api.requests[channel](args),
+    on: (event, fn) => api.events[event](fn),
+  };
+}
+
+/** Server-sent events, reconnected by the browser; listeners are kept across reconnects. */
+function httpBridge(): Bridge {
+  const listeners = new Map<EventChannel, Set<(p: never) => void>>();
+  let source: EventSource | undefined;
+  const ensure = (event: EventChannel): void => {
+    source ??= new EventSource(HTTP.events);
+    if (listeners.has(event)) return;
+    listeners.set(event, new Set());
+    source.addEventListener(event, (e) => {
+      const payload = decodeWire((e as MessageEvent<string>).data) as never;
+      for (const fn of listeners.get(event) ?? []) fn(payload);
+    });
+  };
+  return {
+    async call<C extends RequestChannel>(channel: C, args: Args<C>): Promise<Results[C]> {
+      let res: Response;
+      try {
+        res = await fetch(HTTP.call + channel, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', [HTTP.header]: '1' },
+          body: encodeWire(args),
+        });
+      } catch {
+        throw new Error('DocSync is not running (the page cannot reach it)');
+      }
+      const body = decodeWire(await res.text()) as { ok: true; result: Results[C] } | { ok: false; error: string };
+      if (!body.ok) throw new Error(body.error);
+      return body.result;
+    },
+    on<E extends EventChannel>(event: E, fn: (payload: Events[E]) => void): () => void {
+      ensure(event);
+      const set = listeners.get(event) as Set<(p: Events[E]) => void>;
+      set.add(fn);
+      return () => set.delete(fn);
+    },
+  };
+}
+
+export const bridge: Bridge = window.docsync ? electronBridge(window.docsync) : httpBridge();
+/** Electron only: the local path of a dropped File; null in a browser (the file's bytes are staged instead). */
+export const pathForFile = (f: File): string | null => (window.docsync ? window.docsync.pathForFile(f) || null : null);
+export const isElectron = window.docsync !== undefined;

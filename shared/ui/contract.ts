@@ -1,0 +1,161 @@
+/**
+ * The one contract between the UI and the engine (issue 5). Request channels carry an argument and
+ * return a result; event channels are pushed by the engine. Electron IPC (electron/main/ipc.ts +
+ * the preload) and the headless HTTP bridge (electron/cli/ui-server.ts) are two transports of it,
+ * served by one handler table (electron/engine/app/handlers.ts). Every argument is checked in the
+ * engine's process with REQUEST_CHECKS before a handler sees it.
+ */
+import { FILE_STATES } from '../file-states.js';
+import type { FolderTarget } from '../hot-folder.js';
+import { arrayOf, bool, bytes, int, obj, oneOf, optional, str, union, unknown, type Check } from './check.js';
+import type {
+  AppInfo, ExportFile, FileHistoryEntry, FileState, FileView, FolderView, Notice, Page, ResultFileView, ResultTreeFolder, RunResultsView,
+  RunView, SearchHitView, StatusView, ConnectionState, Transfer,
+} from './views.js';
+
+const id = int(1);
+const none = obj({});
+const target: Check<FolderTarget> = union(
+  obj({ type: oneOf(['deployment'] as const), id: str({ min: 1, max: 200 }) }),
+  obj({ type: oneOf(['app'] as const), id: str({ min: 1, max: 200 }), version: optional(str({ min: 1, max: 100 })) }),
+  'a deployment or an app ({ type, id })',
+) as Check<FolderTarget>;
+const which = oneOf(['original', 'processed'] as const);
+/** Largest file a browser may hand over in one piece (headless drops); larger files go through a hot folder. */
+export const MAX_STAGED_BYTES = 512 * 1024 * 1024;
+
+export const REQUEST_CHECKS = {
+  'app.info': none,
+  'connection.test': obj({ url: str({ min: 1, max: 2000 }), token: optional(str({ max: 10_000 })), context: optional(str({ max: 200 })) }),
+  'connection.signIn': obj({ url: str({ min: 1, max: 2000 }), token: str({ min: 1, max: 10_000 }), context: optional(str({ max: 200 })), sessionOnly: optional(bool) }),
+  'connection.signOut': none,
+  'connection.trySandbox': none,
+  'status.get': none,
+  'engine.pause': none,
+  'engine.resume': none,
+  'files.page': obj({
+    states: optional(arrayOf(oneOf(FILE_STATES), FILE_STATES.length)),
+    /** A folder id, or 0 for files dropped in by hand. */
+    folderId: optional(int(0)),
+    name: optional(str({ max: 500 })),
+    offset: int(0),
+    limit: int(1, 1000),
+  }),
+  'files.history': obj({ id }),
+  'files.retry': obj({ id }),
+  'files.cancel': obj({ id }),
+  'files.reveal': obj({ id }),
+  'files.content': obj({ which, fileId: optional(id), documentId: optional(id) }),
+  'files.openExternal': obj({ which, fileId: optional(id), documentId: optional(id) }),
+  'folders.list': none,
+  'folders.add': obj({ settings: unknown }),
+  'folders.update': obj({ id, settings: unknown }),
+  'folders.remove': obj({ id }),
+  'folders.pick': none,
+  'runs.page': obj({ offset: int(0), limit: int(1, 1000) }),
+  'results.tree': none,
+  'results.run': obj({ runId: id }),
+  'results.file': obj({ fileId: id }),
+  search: obj({ query: str({ max: 500 }), limit: optional(int(1, 500)) }),
+  'export.run': obj({ runId: id, format: oneOf(['csv', 'json'] as const) }),
+  'upload.paths': obj({ paths: arrayOf(str({ min: 1, max: 4096 }), 10_000), target }),
+  'upload.stage': obj({ dropId: str({ min: 8, max: 64 }), relPath: str({ min: 1, max: 1024 }), bytes: bytes(MAX_STAGED_BYTES) }),
+  'upload.staged': obj({ dropId: str({ min: 8, max: 64 }), target }),
+} satisfies Record<string, Check<unknown>>;
+
+export type RequestChannel = keyof typeof REQUEST_CHECKS;
+export type Args<C extends RequestChannel> = ReturnType<(typeof REQUEST_CHECKS)[C]>;
+
+/** What each request channel resolves to. */
+export interface Results {
+  'app.info': AppInfo;
+  'connection.test': { ok: boolean; message: string };
+  'connection.signIn': AppInfo;
+  'connection.signOut': AppInfo;
+  'connection.trySandbox': AppInfo;
+  'status.get': StatusView;
+  'engine.pause': StatusView;
+  'engine.resume': StatusView;
+  'files.page': Page<FileView>;
+  'files.history': FileHistoryEntry[];
+  'files.retry': FileView;
+  'files.cancel': FileView;
+  'files.reveal': { path: string; revealed: boolean };
+  'files.content': { name: string; mime: string; bytes: Uint8Array };
+  'files.openExternal': { path: string; opened: boolean };
+  'folders.list': FolderView[];
+  'folders.add': FolderView;
+  'folders.update': FolderView;
+  'folders.remove': { removed: true };
+  'folders.pick': { path: string | null };
+  'runs.page': Page<RunView>;
+  'results.tree': ResultTreeFolder[];
+  'results.run': RunResultsView;
+  'results.file': ResultFileView[];
+  search: SearchHitView[];
+  'export.run': ExportFile;
+  'upload.paths': FileView[];
+  'upload.stage': { staged: number };
+  'upload.staged': FileView[];
+}
+
+export const REQUEST_CHANNELS = Object.keys(REQUEST_CHECKS) as RequestChannel[];
+
+/** Events pushed by the engine. */
+export interface Events {
+  /** A file was seen or changed state. */
+  file: FileView;
+  /** Bytes sent of the uploads in progress (throttled). */
+  progress: Transfer[];
+  run: RunView;
+  connection: ConnectionState;
+  /** Counts changed (debounced). */
+  status: StatusView;
+  /** Folders were added, changed or removed. */
+  folders: FolderView[];
+  /** Sign-in state or what the app knows changed. */
+  app: AppInfo;
+  /** Something a person should hear about: a run finished, a problem. */
+  notice: Notice;
+}
+
+export type EventChannel = keyof Events;
+export const EVENT_CHANNELS: readonly EventChannel[] = ['file', 'progress', 'run', 'connection', 'status', 'folders', 'app', 'notice'];
+
+/** The engine's side: one function per request channel. */
+export type Handlers = { [C in RequestChannel]: (args: Args<C>) => Promise<Results[C]> };
+
+/** The UI's side: what lib/bridge.ts offers the views, whatever the transport. */
+export interface Bridge {
+  call<C extends RequestChannel>(channel: C, args: Args<C>): Promise<Results[C]>;
+  on<E extends EventChannel>(event: E, fn: (payload: Events[E]) => void): () => void;
+}
+
+/** Checks a renderer's argument for a channel; throws PayloadError with a one-line reason. */
+export function checkArgs<C extends RequestChannel>(channel: C, raw: unknown): Args<C> {
+  const c = REQUEST_CHECKS[channel] as Check<Args<C>> | undefined;
+  if (!c) throw new Error(`unknown channel "${String(channel)}"`);
+  return c(raw ?? {}, channel);
+}
+
+export function isRequestChannel(s: string): s is RequestChannel {
+  return Object.prototype.hasOwnProperty.call(REQUEST_CHECKS, s);
+}
+
+export type { FileState };
+
+/** What the Electron preload exposes as `window.docsync`: one method per channel, nothing generic. */
+export type PreloadApi = {
+  readonly requests: { readonly [C in RequestChannel]: (args: Args<C>) => Promise<Results[C]> };
+  readonly events: { readonly [E in EventChannel]: (fn: (payload: Events[E]) => void) => () => void };
+  /** Electron only: the local path of a dropped File (webUtils.getPathForFile). */
+  readonly pathForFile: (file: unknown) => string;
+};
+
+/** HTTP transport paths (headless host). */
+export const HTTP = {
+  call: '/api/call/',
+  events: '/api/events',
+  /** Header every API request must carry: a cross-site form or <img> cannot set it. */
+  header: 'x-docsync',
+} as const;

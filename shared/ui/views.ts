@@ -1,0 +1,200 @@
+/**
+ * What the UI sees of the engine: plain data, no Node or DOM types. The engine's store rows are
+ * mapped onto these (electron/engine/app/views.ts); the renderer imports only this side.
+ */
+import type { FileState } from '../file-states.js';
+import type { FolderTarget, HotFolderSettings } from '../hot-folder.js';
+import type { RunStatus } from '../service/runs.js';
+
+export type { FileState, FolderTarget, HotFolderSettings, RunStatus };
+
+export interface FileView {
+  id: number;
+  folderId: number | null;
+  path: string;
+  /** The name as found on disk (the service may see a safe, unique variant). */
+  name: string;
+  size: number;
+  state: FileState;
+  error: string | null;
+  batchId: number | null;
+  /** Local run id once the file's batch has a run. */
+  runId: number | null;
+  updatedMs: number;
+}
+
+export interface FileHistoryEntry {
+  from: FileState | null;
+  to: FileState;
+  atMs: number;
+  error: string | null;
+}
+
+export interface Page<T> {
+  total: number;
+  offset: number;
+  rows: T[];
+}
+
+export interface Transfer {
+  fileId: number;
+  sent: number;
+  total: number;
+}
+
+export interface StatusView {
+  counts: Record<FileState, number>;
+  transfers: Transfer[];
+  paused: boolean;
+  activeRuns: number;
+  reviewWaiting: number;
+}
+
+export interface FolderView {
+  id: number;
+  path: string;
+  settings: HotFolderSettings;
+  enabled: boolean;
+  counts: Record<FileState, number>;
+  /** Last time a file of this folder changed state; null when none has yet. */
+  lastActivityMs: number | null;
+  /** Why the folder cannot be watched right now (missing, unreadable), else null. */
+  problem: string | null;
+}
+
+export interface RunView {
+  id: number;
+  serviceRunId: string;
+  deploymentId: string | null;
+  appId: string | null;
+  status: RunStatus | null;
+  msg: string | null;
+  reviewWaiting: boolean;
+  files: number;
+  folderId: number | null;
+  createdMs: number;
+  startMs: number | null;
+  finishMs: number | null;
+  resultsStored: boolean;
+}
+
+export interface AlertView { type: string | null; msg: string | null }
+
+/** A field's source box on a page, in the service's units (see service-shapes.md). */
+export interface SourceBox {
+  page: number | null;
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+export interface FieldView {
+  id: number;
+  name: string;
+  value: string | null;
+  type: string | null;
+  errorMsg: string | null;
+  confidence: number | null;
+  ocrConfidence: number | null;
+  valid: boolean | null;
+  alerts: AlertView[];
+  boxes: SourceBox[];
+  isError: boolean;
+}
+
+export interface DocumentView {
+  id: number;
+  className: string | null;
+  pageNumbers: number[];
+  classificationConfidence: number | null;
+  hasPostProcessedPdf: boolean;
+  fields: FieldView[];
+}
+
+export interface ResultFileView {
+  id: number;
+  runId: number;
+  serviceRunId: string;
+  fileId: number | null;
+  name: string;
+  /** The original is a PDF on this disk (the UI can render its pages). */
+  originalIsPdf: boolean;
+  originalAvailable: boolean;
+  documents: DocumentView[];
+}
+
+export interface CaseFieldView {
+  name: string;
+  value: string | null;
+  errorMsg: string | null;
+  valid: boolean | null;
+}
+
+export interface RunResultsView {
+  run: RunView;
+  files: ResultFileView[];
+  caseFields: CaseFieldView[];
+}
+
+export interface ResultTreeFolder {
+  /** null: files dropped in by hand. */
+  folderId: number | null;
+  path: string | null;
+  runs: { id: number; serviceRunId: string; createdMs: number; files: number; status: RunStatus | null }[];
+}
+
+export interface SearchHitView {
+  kind: 'field' | 'document';
+  runId: number;
+  serviceRunId: string;
+  resultFileId: number;
+  documentId: number;
+  fieldId: number | null;
+  fieldName: string | null;
+  className: string | null;
+  fileName: string | null;
+  /** Text around the match; matched terms between \u0001 and \u0002 (the UI highlights them). */
+  snippet: string;
+}
+
+export type ConnectionState =
+  | { kind: 'none' }
+  | { kind: 'connecting'; url: string }
+  | { kind: 'online'; url: string }
+  | { kind: 'offline'; url: string; reason: string; sinceMs: number }
+  | { kind: 'refused'; url: string; reason: string };
+
+export interface AccountView {
+  url: string;
+  context: string | null;
+  /** Where the token is kept: the OS keychain, memory (session only), the environment, or the built-in sandbox. */
+  tokenSource: 'keychain' | 'memory' | 'environment' | 'sandbox';
+  /** "signed in as ..." (a user name when the service tells one, else the account key). */
+  signedInAs: string;
+}
+
+export interface AppInfo {
+  version: string;
+  host: 'electron' | 'headless';
+  platform: string;
+  dataHome: string;
+  account: AccountView | null;
+  connection: ConnectionState;
+  /** Null when the keychain works; else why not (the UI offers a session-only token). */
+  keychainProblem: string | null;
+  /** Deployments and apps seen in folders and runs, for the pickers. */
+  knownTargets: FolderTarget[];
+}
+
+export interface ExportFile {
+  name: string;
+  mime: string;
+  text: string;
+}
+
+export interface Notice {
+  level: 'info' | 'warn' | 'error';
+  msg: string;
+  atMs: number;
+}
