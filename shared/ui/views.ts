@@ -80,8 +80,12 @@ export interface RunView {
 
 export interface AlertView { type: string | null; msg: string | null }
 
-/** A field's source box on a page, in the service's units (see service-shapes.md). */
+/**
+ * A field's source box on a page (the service's source_coordinates: top_x -> left, top_y -> top,
+ * bottom_x -> right, bottom_y -> bottom), in the units of the document's pageLayouts, origin top-left.
+ */
 export interface SourceBox {
+  /** 0-based page of the original. */
   page: number | null;
   left: number;
   top: number;
@@ -103,10 +107,20 @@ export interface FieldView {
   isError: boolean;
 }
 
+/** Size of a page in the units of its fields' source boxes (the service's page_layouts). */
+export interface PageLayoutView {
+  page: number;
+  width: number;
+  height: number;
+}
+
 export interface DocumentView {
   id: number;
   className: string | null;
+  /** 0-based page numbers of the original. */
   pageNumbers: number[];
+  /** Page sizes for scaling source boxes onto a rendered page; empty when the service sent none. */
+  pageLayouts: PageLayoutView[];
   classificationConfidence: number | null;
   hasPostProcessedPdf: boolean;
   fields: FieldView[];
