@@ -27,6 +27,9 @@ export interface EngineOptions {
   retry?: { initialMs: number; maxMs: number };
 }
 
+/** How often the store's folder table is compared with the running watchers. */
+const FOLDER_SYNC_MS = 3000;
+
 interface FolderLoop {
   row: FolderRow;
   settings: HotFolderSettings;
@@ -99,6 +102,14 @@ export class Engine extends EventEmitter<EngineEvents> {
     }
     for (const id of follow) this.follow(id, 0);
     for (const row of this.store.folders.list()) if (row.enabled) await this.startFolder(row);
+    const sync = (): void =>
+      this.later(FOLDER_SYNC_MS, () =>
+        this.task(async () => {
+          if (await this.syncFolders()) this.emit('folders');
+          sync();
+        }),
+      );
+    sync();
   }
 
   async stop(): Promise<void> {
@@ -145,13 +156,57 @@ export class Engine extends EventEmitter<EngineEvents> {
   async removeFolder(path: string): Promise<void> {
     const row = this.store.folders.byPath(path);
     if (!row) throw new Error(`${path} is not a hot folder`);
-    const loop = this.folders.get(row.id);
-    if (loop) {
-      clearTimeout(loop.timer);
-      await loop.watcher.stop();
-      this.folders.delete(row.id);
-    }
+    await this.stopFolder(row.id);
     this.store.folders.remove(row.id);
+  }
+
+  /** New settings for a hot folder (its path stays: another path is another folder); the watcher restarts with them. */
+  async updateFolder(id: number, raw: unknown): Promise<FolderRow> {
+    const cur = this.store.folders.get(id);
+    if (!cur) throw new Error(`no hot folder with id ${id}`);
+    const v = validateFolderSettings(raw);
+    if (!v.ok) throw new Error(v.errors.join('; '));
+    const s = v.settings;
+    if (s.path !== cur.path) throw new Error(`a hot folder's path cannot change (${cur.path}); add ${s.path} as a new hot folder instead`);
+    const row = this.store.folders.update(id, {
+      deploymentId: s.target.type === 'deployment' ? s.target.id : null,
+      appId: s.target.type === 'app' ? s.target.id : null,
+      settings: s as unknown as Record<string, unknown>,
+    }) as FolderRow;
+    await this.stopFolder(id);
+    if (this.started && row.enabled) await this.startFolder(row);
+    return row;
+  }
+
+  /**
+   * Brings the running folder loops in line with the store: folders added, changed or removed by
+   * another process (the docsync command beside a running app) are picked up within a few seconds.
+   */
+  async syncFolders(): Promise<boolean> {
+    let changed = false;
+    const rows = new Map(this.store.folders.list().filter((r) => r.enabled).map((r) => [r.id, r]));
+    for (const [id, loop] of [...this.folders]) {
+      const now = rows.get(id);
+      if (!now || now.updatedMs !== loop.row.updatedMs) {
+        await this.stopFolder(id);
+        changed = true;
+      }
+    }
+    for (const row of rows.values()) {
+      if (!this.folders.has(row.id) && !this.ctl.signal.aborted) {
+        await this.startFolder(row).catch((e: unknown) => log(this.ctx, 'warn', `${row.path}: ${e instanceof Error ? e.message : String(e)}`));
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  private async stopFolder(id: number): Promise<void> {
+    const loop = this.folders.get(id);
+    if (!loop) return;
+    clearTimeout(loop.timer);
+    this.folders.delete(id);
+    await loop.watcher.stop();
   }
 
   private async startFolder(row: FolderRow): Promise<void> {

@@ -22,7 +22,7 @@ const target: Check<FolderTarget> = union(
 ) as Check<FolderTarget>;
 const which = oneOf(['original', 'processed'] as const);
 /** Largest file a browser may hand over in one piece (headless drops); larger files go through a hot folder. */
-export const MAX_STAGED_BYTES = 512 * 1024 * 1024;
+export const MAX_STAGED_BYTES = 200 * 1024 * 1024;
 
 export const REQUEST_CHECKS = {
   'app.info': none,

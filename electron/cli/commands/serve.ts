@@ -1,46 +1,88 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startSandbox } from '../../../sandbox/index.js';
+import { AppCore, probeClient } from '../../engine/app/core.js';
 import { resolveConnection, type Connection } from '../../engine/config/connection.js';
 import { KeytarStore } from '../../engine/config/credentials.js';
 import { intFlag, parseArgs, UsageError } from '../args.js';
-import { dataHome, openHost, type Host } from '../host.js';
+import { dataHome, explainServiceError } from '../host.js';
+import { isServiceError } from '../../engine/service/index.js';
+import { startUiServer } from '../ui-server.js';
 
-export const SERVE_HELP = `docsync serve [--port N]
-  Runs the engine on every hot folder until SIGINT/SIGTERM; prints "engine running" once watching.
+export const SERVE_HELP = `docsync serve [--port N] [--no-ui]
+  Runs the engine on every hot folder until SIGINT/SIGTERM; prints "engine running" once watching,
+  and "ui listening on http://127.0.0.1:PORT/?k=..." : open that address in a browser for the
+  desktop app's UI (the same screens, served on 127.0.0.1 only, signed in by the address's secret).
   With no service configured (no DOCSYNC_URL, no "docsync login") it starts the built-in sandbox on
   a free port, keeping its state in <data folder>/sandbox, and uses it with admin-token.
-  --port N   port of the web UI (comes with the desktop issue; accepted and checked now)`;
+  --port N   port of the web UI (default: a free port)
+  --no-ui    run the engine only`;
+
+/** out/renderer, built by `npm run build` (electron-vite); the CLI runs from out/cli/electron/cli/commands. */
+const RENDERER_DIR = fileURLToPath(new URL('../../../../renderer', import.meta.url));
+
+async function version(): Promise<string> {
+  try {
+    const pkg = JSON.parse(await readFile(fileURLToPath(new URL('../../../../../package.json', import.meta.url)), 'utf8')) as { version?: string };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/** A refused token stops serve at once; an unreachable service does not: it runs offline and catches up. */
+async function checkService(conn: Connection): Promise<void> {
+  const probe = probeClient(conn);
+  try {
+    await probe.listBatches({ limit: 1 });
+  } catch (err) {
+    if (isServiceError(err) && err.kind === 'http' && (err.status === 401 || err.status === 403)) throw explainServiceError(err, conn.url);
+    console.log(`cannot reach ${conn.url} now (${explainServiceError(err, conn.url).message}); running offline, retrying in the background`);
+  } finally {
+    probe.close();
+  }
+}
 
 export async function serveCommand(argv: string[]): Promise<void> {
-  const args = parseArgs(argv, { values: ['port'] });
+  const args = parseArgs(argv, { values: ['port'], booleans: ['no-ui'] });
   if (args.positional.length) throw new UsageError(`unexpected argument "${args.positional[0]}"`);
   const port = intFlag(args, 'port');
   if (port !== undefined && port > 65535) throw new UsageError('--port must be at most 65535');
+  const ui = !args.booleans.has('no-ui');
+  if (ui && !existsSync(join(RENDERER_DIR, 'index.html'))) throw new UsageError('the web UI is not built: run "npm run build" (or serve with --no-ui)');
 
   const home = dataHome();
-  let conn: Connection | null = await resolveConnection(home, new KeytarStore());
-  let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
-  if (!conn) {
-    sandbox = await startSandbox({ port: 0, dataDir: join(home, 'sandbox') });
-    conn = { url: sandbox.url, token: 'admin-token', context: undefined, source: 'memory' };
-    console.log(`no service configured: using the built-in sandbox at ${sandbox.url} (token admin-token, data ${sandbox.dataDir})`);
-  }
+  const credentials = new KeytarStore();
+  const conn: Connection | null = await resolveConnection(home, credentials);
+  const core = new AppCore({
+    host: 'headless', home, version: await version(), credentials,
+    startSandbox: async () => {
+      const sb = await startSandbox({ port: 0, dataDir: join(home, 'sandbox') });
+      return { url: sb.url, token: 'admin-token', close: () => sb.close() };
+    },
+  });
 
-  let host: Host;
+  let started = false;
   try {
-    host = await openHost({ home, conn });
-  } catch (err) {
-    await sandbox?.close();
-    throw err;
+    if (conn) await checkService(conn);
+    await core.start({ connection: conn, sandboxWhenNone: true });
+    const acc = core.info().account;
+    if (acc?.tokenSource === 'sandbox') console.log(`no service configured: using the built-in sandbox at ${acc.url} (token admin-token, data ${join(home, 'sandbox')})`);
+    started = true;
+  } finally {
+    if (!started) await core.stop();
   }
-  const { engine, store } = host;
-  engine.on('file', ({ file, from }) => {
-    if (file.state === from) return;
+  core.events.on('file', (file) => {
     if (file.state === 'done') console.log(`done     ${file.path}`);
     else if (file.state === 'failed') console.log(`failed   ${file.path}: ${file.error ?? 'unknown error'}`);
     else if (file.state === 'skipped') console.log(`skipped  ${file.path}${file.error ? `: ${file.error}` : ''}`);
   });
-  engine.on('run', ({ run }) => console.log(`run      ${run.serviceRunId} ${run.status ?? ''}`.trimEnd()));
+  core.events.on('run', (run) => console.log(`run      ${run.serviceRunId} ${run.status ?? ''}`.trimEnd()));
+  core.events.on('notice', (n) => {
+    if (n.level !== 'info') console.error(`${n.level}: ${n.msg}`);
+  });
 
   const stopped = new Promise<NodeJS.Signals>((resolve) => {
     const stop = (sig: NodeJS.Signals): void => {
@@ -55,15 +97,20 @@ export async function serveCommand(argv: string[]): Promise<void> {
     process.on('SIGTERM', stop);
   });
 
+  let server: Awaited<ReturnType<typeof startUiServer>> | undefined;
   try {
-    await engine.start();
-    const folders = store.folders.list().filter((f) => f.enabled).length;
-    console.log(`service: ${conn.url}; data: ${home}; hot folders: ${folders}${folders ? '' : ' (add one with: docsync folders add PATH --deployment ID)'}`);
+    const folders = core.store.folders.list().filter((f) => f.enabled).length;
+    const url = core.info().account?.url ?? '';
+    console.log(`service: ${url}; data: ${home}; hot folders: ${folders}${folders ? '' : ' (add one with: docsync folders add PATH --deployment ID)'}`);
     console.log('engine running');
+    if (ui) {
+      server = await startUiServer(core, { port: port ?? 0, rendererDir: RENDERER_DIR });
+      console.log(`ui listening on ${server.openUrl}`);
+    }
     await stopped;
   } finally {
-    await host.close();
-    await sandbox?.close();
+    await server?.close();
+    await core.stop();
   }
   console.log('engine stopped');
 }

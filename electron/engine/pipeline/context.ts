@@ -10,6 +10,8 @@ export interface EngineEvents {
   progress: [{ fileId: number; sent: number; total: number }];
   run: [{ run: RunRow }];
   log: [{ level: 'info' | 'warn' | 'error'; msg: string }];
+  /** Hot folders changed without a call of this engine (another process edited the store). */
+  folders: [];
 }
 
 /** What every pipeline stage works with. */

@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Db } from './db.js';
+import { browseQueries, type BrowseQueries } from './browse.js';
 import { foldersQueries, type FoldersQueries } from './folders.js';
 import { filesQueries, type FilesQueries } from './files.js';
 import { migrate } from './migrate.js';
@@ -25,6 +26,7 @@ export interface Store {
   readonly runs: RunsQueries;
   readonly results: ResultsQueries;
   readonly search: SearchQueries['search'];
+  readonly browse: BrowseQueries;
   /** Runs `fn` in one (IMMEDIATE) transaction; calls to the query modules inside it join it. */
   transaction<T>(fn: () => T): T;
   close(): void;
@@ -73,6 +75,7 @@ export function openStore(path: string, o: OpenOptions = {}): Store {
     runs: runsQueries(db, now),
     results: resultsQueries(db, now),
     search: searchQueries(db).search,
+    browse: browseQueries(db),
     transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
     close: () => {
       if (db.open) db.close();

@@ -1,0 +1,304 @@
+/**
+ * The engine side of the UI contract, shared by the Electron shell and `docsync serve`: the local
+ * store (always open, so results stay browsable offline), the connection (signed in, offline,
+ * refused) and, while signed in, one engine with its client. Hosts add only a transport.
+ */
+import { EventEmitter } from 'node:events';
+import { join } from 'node:path';
+import { FILE_STATES } from '../../../shared/file-states.js';
+import { checkArgs, isRequestChannel, type EventChannel, type Events, type Handlers, type RequestChannel } from '../../../shared/ui/contract.js';
+import type { AccountView, AppInfo, ConnectionState, StatusView, Transfer } from '../../../shared/ui/views.js';
+import { resolveConnection, type Connection } from '../config/connection.js';
+import { KeychainUnavailableError, MemoryStore } from '../config/credentials.js';
+import { Engine } from '../engine.js';
+import { isServiceError, ServiceClient } from '../service/index.js';
+import { openStore, STORE_FILE, type Store } from '../store/index.js';
+import { createHandlers } from './handlers.js';
+import type { HostHooks, SandboxHandle } from './host-hooks.js';
+import { fileView, runView } from './views.js';
+
+type EventMap = { [E in EventChannel]: [Events[E]] };
+export type TokenSource = AccountView['tokenSource'];
+
+interface Session {
+  conn: Connection;
+  tokenSource: TokenSource;
+  client: ServiceClient;
+  probe: ServiceClient;
+  engine: Engine;
+  timer?: NodeJS.Timeout;
+  transfers: Map<number, Transfer>;
+  progressTimer?: NodeJS.Timeout;
+}
+
+/** Probe periods: a quiet check while online, a quicker one while the service cannot be reached. */
+const PROBE_ONLINE_MS = 20_000;
+const PROBE_OFFLINE_MS = 5_000;
+
+export class AppCore {
+  readonly events = new EventEmitter<EventMap>();
+  readonly handlers: Handlers;
+  readonly memoryTokens = new MemoryStore();
+  #store: Store | undefined;
+  #session: Session | null = null;
+  #sandbox: SandboxHandle | null = null;
+  #state: ConnectionState = { kind: 'none' };
+  #keychainProblem: string | null = null;
+  #statusTimer: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(readonly hooks: HostHooks) {
+    this.handlers = createHandlers(this);
+    // Errors on an EventEmitter with no listener would throw; the UI does not need them.
+    this.events.setMaxListeners(50);
+  }
+
+  get store(): Store {
+    if (!this.#store) throw new Error('DocSync is not started yet');
+    return this.#store;
+  }
+
+  get engine(): Engine | null {
+    return this.#session?.engine ?? null;
+  }
+
+  /** The signed-in token, for "test connection" without typing it again; never leaves this process. */
+  tokenFor(url: string): string | undefined {
+    return this.#session?.conn.url === url ? this.#session.conn.token : undefined;
+  }
+
+  get connection(): ConnectionState {
+    return this.#state;
+  }
+
+  /**
+   * Opens the store and, when a connection is configured (or given by the host), signs in and
+   * starts the engine; with none, `sandboxWhenNone` signs in to the built-in sandbox. Never fails for an unreachable
+   * service: that is the offline state.
+   */
+  async start(o: { connection?: Connection | null; sandboxWhenNone?: boolean } = {}): Promise<void> {
+    this.#store = openStore(join(this.hooks.home, STORE_FILE));
+    let conn = o.connection ?? null;
+    if (o.connection === undefined) {
+      try {
+        conn = await resolveConnection(this.hooks.home, this.hooks.credentials, this.hooks.env);
+      } catch (err) {
+        if (err instanceof KeychainUnavailableError) this.#keychainProblem = err.message;
+        this.notice('warn', err instanceof Error ? err.message : String(err));
+      }
+    }
+    if (conn) await this.openSession(conn, conn.source);
+    else if (o.sandboxWhenNone) {
+      const sb = await this.sandbox();
+      await this.openSession({ url: sb.url, token: sb.token, context: undefined, source: 'memory' }, 'sandbox');
+    }
+    this.emitApp();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#statusTimer);
+    await this.closeSession();
+    await this.#sandbox?.close();
+    this.#sandbox = null;
+    this.#store?.close();
+  }
+
+  /** Checks the channel and its argument, then runs the handler. Errors are one line. */
+  async call(channel: string, raw: unknown): Promise<unknown> {
+    if (!isRequestChannel(channel)) throw new Error(`unknown request "${channel.slice(0, 60)}"`);
+    const args = checkArgs(channel, raw);
+    try {
+      return await (this.handlers[channel] as (a: unknown) => Promise<unknown>)(args);
+    } catch (err) {
+      throw new Error(oneLine(err));
+    }
+  }
+
+  // ---- connection --------------------------------------------------------------------------------
+
+  info(): AppInfo {
+    const s = this.#session;
+    const targets = new Map<string, AppInfo['knownTargets'][number]>();
+    if (this.#store) {
+      for (const f of this.store.folders.list()) {
+        if (f.deploymentId) targets.set(`d:${f.deploymentId}`, { type: 'deployment', id: f.deploymentId });
+        if (f.appId) targets.set(`a:${f.appId}`, { type: 'app', id: f.appId });
+      }
+      for (const r of this.store.runs.listRuns(200)) {
+        if (r.deploymentId) targets.set(`d:${r.deploymentId}`, { type: 'deployment', id: r.deploymentId });
+        if (r.appId) targets.set(`a:${r.appId}`, { type: 'app', id: r.appId });
+      }
+    }
+    if (s?.tokenSource === 'sandbox') for (const id of SANDBOX_DEPLOYMENTS) targets.set(`d:${id}`, { type: 'deployment', id });
+    return {
+      version: this.hooks.version,
+      host: this.hooks.host,
+      platform: process.platform,
+      dataHome: this.hooks.home,
+      account: s ? { url: s.conn.url, context: s.conn.context ?? null, tokenSource: s.tokenSource, signedInAs: signedInAs(s) } : null,
+      connection: this.#state,
+      keychainProblem: this.#keychainProblem,
+      knownTargets: [...targets.values()],
+    };
+  }
+
+  /** Replaces the running session with one for `conn` (after the caller verified it). */
+  async openSession(conn: Connection, tokenSource: TokenSource): Promise<void> {
+    await this.closeSession();
+    const client = new ServiceClient({ baseUrl: conn.url, token: conn.token, ...(conn.context !== undefined ? { context: conn.context } : {}) });
+    const probe = probeClient(conn);
+    const engine = new Engine({ store: this.store, client, home: this.hooks.home });
+    const s: Session = { conn, tokenSource, client, probe, engine, transfers: new Map() };
+    this.#session = s;
+    this.wire(s);
+    this.setState({ kind: 'connecting', url: conn.url });
+    await engine.start();
+    void this.probe(s);
+  }
+
+  async closeSession(): Promise<void> {
+    const s = this.#session;
+    if (!s) return;
+    this.#session = null;
+    clearTimeout(s.timer);
+    clearTimeout(s.progressTimer);
+    await s.engine.stop();
+    s.client.close();
+    s.probe.close();
+    this.setState({ kind: 'none' });
+  }
+
+  /** Starts the built-in sandbox once (or reuses it) and returns it. */
+  async sandbox(): Promise<SandboxHandle> {
+    this.#sandbox ??= await this.hooks.startSandbox();
+    return this.#sandbox;
+  }
+
+  setKeychainProblem(msg: string | null): void {
+    this.#keychainProblem = msg;
+  }
+
+  emitApp(): void {
+    this.events.emit('app', this.info());
+  }
+
+  notice(level: 'info' | 'warn' | 'error', msg: string): void {
+    this.events.emit('notice', { level, msg, atMs: Date.now() });
+  }
+
+  status(): StatusView {
+    const e = this.engine;
+    return {
+      counts: this.#store ? this.store.files.countByState() : (Object.fromEntries(FILE_STATES.map((k) => [k, 0])) as StatusView['counts']),
+      transfers: this.#session ? [...this.#session.transfers.values()] : [],
+      paused: e ? e.status().paused : false,
+      activeRuns: this.#store ? this.store.runs.activeRuns().length : 0,
+      reviewWaiting: this.#store ? this.store.browse.reviewWaiting() : 0,
+    };
+  }
+
+  /** Coalesces bursts of changes into one status event. */
+  statusChanged(): void {
+    if (this.#statusTimer || this.#stopped) return;
+    this.#statusTimer = setTimeout(() => {
+      this.#statusTimer = undefined;
+      if (!this.#stopped) this.events.emit('status', this.status());
+    }, 250);
+  }
+
+  private setState(next: ConnectionState): void {
+    const same = JSON.stringify(next) === JSON.stringify(this.#state);
+    this.#state = next;
+    if (!same) this.events.emit('connection', next);
+  }
+
+  private wire(s: Session): void {
+    const { engine } = s;
+    const live = (): boolean => this.#session === s;
+    engine.on('file', ({ file, from }) => {
+      if (!live()) return;
+      if (file.state !== 'uploading') s.transfers.delete(file.id);
+      this.events.emit('file', fileView(this.store, file));
+      if (file.state !== from) this.statusChanged();
+    });
+    engine.on('progress', (p) => {
+      if (!live()) return;
+      s.transfers.set(p.fileId, { fileId: p.fileId, sent: p.sent, total: p.total });
+      // Progress arrives per chunk; the UI needs a few updates a second.
+      s.progressTimer ??= setTimeout(() => {
+        s.progressTimer = undefined;
+        if (live()) this.events.emit('progress', [...s.transfers.values()]);
+      }, 200);
+    });
+    engine.on('run', ({ run }) => {
+      if (!live()) return;
+      const view = runView(this.store, run);
+      this.events.emit('run', view);
+      this.statusChanged();
+      const target = run.deploymentId ?? run.appId ?? 'the service';
+      if (run.status === 'COMPLETE') this.notice('info', `Run ${run.serviceRunId} on ${target} completed: ${view.files} file${view.files === 1 ? '' : 's'}`);
+      else if (run.status === 'FAILED') this.notice('error', `Run ${run.serviceRunId} on ${target} failed${run.msg ? `: ${run.msg}` : ''}`);
+    });
+    engine.on('folders', () => {
+      if (live()) void this.handlers['folders.list']({}).then((list) => this.events.emit('folders', list));
+    });
+    engine.on('log', ({ level, msg }) => {
+      if (!live() || level === 'info') return;
+      this.notice(level, msg);
+      // A failing engine is often the first to notice the service went away: check now.
+      if (this.#state.kind === 'online') this.scheduleProbe(s, 500);
+    });
+  }
+
+  private scheduleProbe(s: Session, ms: number): void {
+    clearTimeout(s.timer);
+    s.timer = setTimeout(() => void this.probe(s), ms);
+  }
+
+  /** One cheap call decides online / offline / refused. */
+  async probe(s: Session | null = this.#session): Promise<ConnectionState> {
+    if (!s || this.#session !== s) return this.#state;
+    let next: ConnectionState;
+    try {
+      await s.probe.listBatches({ limit: 1 });
+      next = { kind: 'online', url: s.conn.url };
+    } catch (err) {
+      if (isServiceError(err) && err.kind === 'http' && (err.status === 401 || err.status === 403)) {
+        next = { kind: 'refused', url: s.conn.url, reason: `the service refused the token (${err.status}): sign in again` };
+      } else {
+        const since = this.#state.kind === 'offline' ? this.#state.sinceMs : Date.now();
+        next = { kind: 'offline', url: s.conn.url, reason: oneLine(err), sinceMs: since };
+      }
+    }
+    if (this.#session !== s) return this.#state;
+    this.setState(next);
+    this.scheduleProbe(s, next.kind === 'online' ? PROBE_ONLINE_MS : PROBE_OFFLINE_MS);
+    return next;
+  }
+}
+
+/** Deployments the built-in sandbox knows (see sandbox/catalog.ts), offered in the pickers. */
+const SANDBOX_DEPLOYMENTS = ['sandbox-invoices', 'sandbox-invoices-review', 'sandbox-mailbox'];
+
+function signedInAs(s: Session): string {
+  const host = new URL(s.conn.url).host;
+  if (s.tokenSource === 'sandbox') return `the built-in sandbox (${host})`;
+  return `${host}${s.conn.context ? ` (context ${s.conn.context})` : ''}`;
+}
+
+/** Short timeouts and one retry: the probe must answer quickly either way. */
+export function probeClient(conn: Pick<Connection, 'url' | 'token' | 'context'>): ServiceClient {
+  return new ServiceClient({
+    baseUrl: conn.url, token: conn.token, ...(conn.context !== undefined ? { context: conn.context } : {}),
+    retry: { limit: 1, baseDelayMs: 100, maxDelayMs: 200, maxRetryAfterMs: 2000 },
+    timeouts: { connectMs: 5000, responseMs: 15_000, idleMs: 15_000 },
+  });
+}
+
+export function oneLine(err: unknown): string {
+  const msg = isServiceError(err) ? err.describe() : err instanceof Error ? err.message : String(err);
+  return msg.split('\n')[0]?.slice(0, 500) ?? 'unknown error';
+}
+
+export type { RequestChannel };

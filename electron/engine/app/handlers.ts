@@ -1,0 +1,273 @@
+/** The handler table: one function per request channel of shared/ui/contract.ts, over AppCore. */
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import type { Handlers } from '../../../shared/ui/contract.js';
+import type { FolderView, ResultTreeFolder } from '../../../shared/ui/views.js';
+import { normalizeUrl, saveConnectionSettings, type Connection } from '../config/connection.js';
+import { KeychainUnavailableError } from '../config/credentials.js';
+import type { Engine } from '../engine.js';
+import { resultsCsv, resultsJson } from '../pipeline/outputs.js';
+import type { AppCore } from './core.js';
+import { oneLine, probeClient } from './core.js';
+import { fileView, folderView, pageLayouts, queueView, resultFileView, runListView, runView, searchHitView } from './views.js';
+
+const ACCOUNT = 'default';
+/** Largest original or PDF handed to the UI in one piece (pdf.js renders it in the page). */
+const MAX_CONTENT_BYTES = 256 * 1024 * 1024;
+
+const exists = async (p: string): Promise<boolean> => (await stat(p).catch(() => null)) !== null;
+
+export function createHandlers(core: AppCore): Handlers {
+  const engine = (what: string): Engine => {
+    const e = core.engine;
+    if (!e) throw new Error(`sign in (or try the sandbox) first: ${what} needs the service`);
+    return e;
+  };
+  const folderViews = async (): Promise<FolderView[]> => {
+    const stats = core.store.browse.folderStats();
+    return Promise.all(
+      core.store.folders.list().map(async (row) => {
+        const st = await stat(row.path).catch(() => null);
+        const problem = !st ? `${row.path} does not exist (or cannot be read)` : !st.isDirectory() ? `${row.path} is not a folder` : null;
+        return folderView(row, stats, core.store, problem);
+      }),
+    );
+  };
+  const foldersChanged = async (): Promise<void> => {
+    core.events.emit('folders', await folderViews());
+    core.emitApp();
+  };
+  const runOrThrow = (runId: number) => {
+    const r = core.store.runs.run(runId);
+    if (!r) throw new Error(`no run with id ${runId} in the local store`);
+    return r;
+  };
+  const resultFiles = (runId: number) => {
+    const layouts = pageLayouts(core.store, runId);
+    return core.store.results.filesOfRun(runId).map((rf, i) => ({ rf, i, layouts }));
+  };
+  /** Path of an original (a local file) or a post-processed PDF (a downloaded artifact of a document). */
+  const contentPath = (a: { which: 'original' | 'processed'; fileId?: number; documentId?: number }): string => {
+    if (a.which === 'original') {
+      if (a.fileId === undefined) throw new Error('give the fileId of the original');
+      const f = core.store.files.get(a.fileId);
+      if (!f) throw new Error(`no file with id ${a.fileId}`);
+      return f.path;
+    }
+    if (a.documentId === undefined) throw new Error('give the documentId of the post-processed PDF');
+    const runId = core.store.browse.runOfDocument(a.documentId);
+    const art = runId === undefined ? undefined : core.store.results.artifactsOfRun(runId).find((x) => x.documentId === a.documentId && x.complete);
+    if (!art) throw new Error(`no post-processed PDF of document ${a.documentId} has been downloaded`);
+    return art.localPath;
+  };
+
+  const signIn = async (conn: Connection, tokenSource: 'keychain' | 'memory' | 'sandbox'): Promise<void> => {
+    await core.openSession(conn, tokenSource);
+    core.emitApp();
+  };
+
+  const verify = async (url: string, token: string, context: string | undefined): Promise<void> => {
+    const probe = probeClient({ url, token, context });
+    try {
+      await probe.listBatches({ limit: 1 });
+    } catch (err) {
+      throw new Error(`${url}: ${oneLine(err)}`);
+    } finally {
+      probe.close();
+    }
+  };
+
+  const stageRoot = (dropId: string): string => {
+    if (!/^[a-f0-9]{8,64}$/.test(dropId)) throw new Error('dropId must be 8 to 64 lower-case hex digits');
+    return join(core.hooks.home, 'dropped', dropId);
+  };
+
+  return {
+    'app.info': async () => core.info(),
+
+    'connection.test': async ({ url, token, context }) => {
+      const u = normalizeUrl(url);
+      const useToken = token || core.tokenFor(u);
+      if (!useToken) return { ok: false, message: 'give a token to test' };
+      try {
+        await verify(u, useToken, context || undefined);
+        return { ok: true, message: `${u} answered and accepted the token` };
+      } catch (err) {
+        return { ok: false, message: oneLine(err) };
+      }
+    },
+
+    'connection.signIn': async ({ url, token, context, sessionOnly }) => {
+      const u = normalizeUrl(url);
+      const ctx = context?.trim() ? context.trim() : undefined;
+      await verify(u, token, ctx);
+      const conn: Connection = { url: u, token, context: ctx, source: sessionOnly ? 'memory' : 'keychain' };
+      if (sessionOnly) {
+        await core.memoryTokens.set(u, ACCOUNT, token);
+        await signIn(conn, 'memory');
+        return core.info();
+      }
+      try {
+        await core.hooks.credentials.set(u, ACCOUNT, token);
+        core.setKeychainProblem(null);
+      } catch (err) {
+        if (err instanceof KeychainUnavailableError) {
+          core.setKeychainProblem(err.message);
+          core.emitApp();
+          throw new Error(`${err.message}. Choose "session only" to keep the token in memory until DocSync stops.`);
+        }
+        throw err;
+      }
+      await saveConnectionSettings(core.hooks.home, { url: u, account: ACCOUNT, ...(ctx ? { context: ctx } : {}) });
+      await signIn(conn, 'keychain');
+      return core.info();
+    },
+
+    'connection.signOut': async () => {
+      const acc = core.info().account;
+      if (acc?.tokenSource === 'keychain') {
+        await core.hooks.credentials.delete(acc.url, ACCOUNT).catch(() => false);
+        await saveConnectionSettings(core.hooks.home, null);
+      } else if (acc?.tokenSource === 'memory') {
+        await core.memoryTokens.delete(acc.url, ACCOUNT);
+      }
+      await core.closeSession();
+      core.emitApp();
+      return core.info();
+    },
+
+    'connection.trySandbox': async () => {
+      const sb = await core.sandbox();
+      await signIn({ url: sb.url, token: sb.token, context: undefined, source: 'memory' }, 'sandbox');
+      return core.info();
+    },
+
+    'status.get': async () => core.status(),
+    'engine.pause': async () => {
+      engine('pausing').pause();
+      core.statusChanged();
+      return core.status();
+    },
+    'engine.resume': async () => {
+      engine('resuming').resume();
+      core.statusChanged();
+      return core.status();
+    },
+
+    'files.page': async ({ states, folderId, name, offset, limit }) => {
+      const page = core.store.browse.queue({ ...(states ? { states } : {}), ...(folderId !== undefined ? { folderId } : {}), ...(name ? { name } : {}) }, offset, limit);
+      return { total: page.total, offset, rows: page.rows.map(queueView) };
+    },
+    'files.history': async ({ id }) => core.store.files.history(id).map((e) => ({ from: e.fromState, to: e.toState, atMs: e.atMs, error: e.error })),
+    'files.retry': async ({ id }) => fileView(core.store, await engine('retrying').retryFile(id)),
+    'files.cancel': async ({ id }) => fileView(core.store, engine('cancelling').cancelFile(id)),
+    'files.reveal': async ({ id }) => {
+      const f = core.store.files.get(id);
+      if (!f) throw new Error(`no file with id ${id}`);
+      const revealed = (await exists(f.path)) && core.hooks.reveal ? await core.hooks.reveal(f.path) : false;
+      return { path: f.path, revealed };
+    },
+    'files.content': async (a) => {
+      const path = contentPath(a);
+      const st = await stat(path).catch(() => null);
+      if (!st?.isFile()) throw new Error(`${path} is no longer there`);
+      if (st.size > MAX_CONTENT_BYTES) throw new Error(`${path} is too large to show here (${Math.round(st.size / 1048576)} MB); open it instead`);
+      const name = path.split(/[\\/]/).pop() ?? 'file';
+      return { name, mime: /\.pdf$/i.test(name) ? 'application/pdf' : 'application/octet-stream', bytes: new Uint8Array(await readFile(path)) };
+    },
+    'files.openExternal': async (a) => {
+      const path = contentPath(a);
+      if (!(await exists(path))) throw new Error(`${path} is no longer there`);
+      return { path, opened: core.hooks.openPath ? await core.hooks.openPath(path) : false };
+    },
+
+    'folders.list': folderViews,
+    'folders.add': async ({ settings }) => {
+      const row = await engine('watching a folder').addFolder(settings);
+      await foldersChanged();
+      return (await folderViews()).find((f) => f.id === row.id) as FolderView;
+    },
+    'folders.update': async ({ id, settings }) => {
+      await engine('changing a folder').updateFolder(id, settings);
+      await foldersChanged();
+      return (await folderViews()).find((f) => f.id === id) as FolderView;
+    },
+    'folders.remove': async ({ id }) => {
+      const row = core.store.folders.get(id);
+      if (!row) throw new Error(`no hot folder with id ${id}`);
+      const e = core.engine;
+      if (e) await e.removeFolder(row.path);
+      else core.store.folders.remove(id);
+      await foldersChanged();
+      return { removed: true };
+    },
+    'folders.pick': async () => ({ path: core.hooks.pickFolder ? await core.hooks.pickFolder() : null }),
+
+    'runs.page': async ({ offset, limit }) => {
+      const p = core.store.browse.runs(offset, limit);
+      return { total: p.total, offset, rows: p.rows.map(runListView) };
+    },
+    'results.tree': async () => {
+      const out = new Map<number | null, ResultTreeFolder>();
+      for (const r of core.store.browse.resultTree()) {
+        const folder = r.folderId === null ? undefined : core.store.folders.get(r.folderId);
+        const key = folder ? folder.id : null;
+        const node = out.get(key) ?? { folderId: key, path: folder?.path ?? null, runs: [] };
+        node.runs.push({ id: r.runId, serviceRunId: r.serviceRunId, createdMs: r.createdMs, files: r.files, status: r.status });
+        out.set(key, node);
+      }
+      return [...out.values()];
+    },
+    'results.run': async ({ runId }) => {
+      const run = runOrThrow(runId);
+      const files = await Promise.all(resultFiles(runId).map(async ({ rf, i, layouts }) => {
+        const local = rf.fileId === null ? undefined : core.store.files.get(rf.fileId);
+        const present = local ? await exists(local.path) : false;
+        return resultFileView(core.store, rf, i, layouts, () => present);
+      }));
+      const caseFields = core.store.results.caseFields(runId).map((c) => ({ name: c.name, value: c.value, errorMsg: c.errorMsg, valid: c.valid }));
+      return { run: runView(core.store, run), files, caseFields };
+    },
+    'results.file': async ({ fileId }) => {
+      const out = [];
+      for (const mine of core.store.results.resultsOfFile(fileId)) {
+        const all = resultFiles(mine.runId);
+        const hit = all.find((x) => x.rf.id === mine.id);
+        if (!hit) continue;
+        const local = core.store.files.get(fileId);
+        const present = local ? await exists(local.path) : false;
+        out.push(resultFileView(core.store, hit.rf, hit.i, hit.layouts, () => present));
+      }
+      return out;
+    },
+    search: async ({ query, limit }) => core.store.search(query, limit ?? 50, { before: '\u0001', after: '\u0002' }).map(searchHitView),
+    'export.run': async ({ runId, format }) => {
+      const run = runOrThrow(runId);
+      const files = core.store.results.filesOfRun(runId);
+      if (files.length === 0) throw new Error(`run ${run.serviceRunId} has no stored results yet`);
+      return format === 'csv'
+        ? { name: `${run.serviceRunId}.csv`, mime: 'text/csv', text: resultsCsv(files) }
+        : { name: `${run.serviceRunId}.json`, mime: 'application/json', text: resultsJson(files) };
+    },
+
+    'upload.paths': async ({ paths, target }) => (await engine('uploading').uploadFiles(paths, target)).map((f) => fileView(core.store, f)),
+    'upload.stage': async ({ dropId, relPath, bytes }) => {
+      const root = stageRoot(dropId);
+      const parts = relPath.split(/[\\/]+/).filter((p) => p !== '' && p !== '.');
+      if (parts.length === 0 || parts.some((p) => p === '..' || p.includes('\0'))) throw new Error(`"${relPath}" is not a file name inside the dropped folder`);
+      const dest = resolve(root, ...parts);
+      if (!dest.startsWith(root + sep)) throw new Error(`"${relPath}" is not a file name inside the dropped folder`);
+      await mkdir(dirname(dest), { recursive: true });
+      // Written beside and renamed: a half-written drop never looks like a whole file.
+      const tmp = join(dirname(dest), `.${parts[parts.length - 1]}.${process.pid}.part`);
+      await writeFile(tmp, bytes);
+      await rename(tmp, dest);
+      return { staged: bytes.byteLength };
+    },
+    'upload.staged': async ({ dropId, target }) => {
+      const root = stageRoot(dropId);
+      if (!(await exists(root))) throw new Error('nothing was staged for this drop');
+      return (await engine('uploading').uploadFiles([root], target)).map((f) => fileView(core.store, f));
+    },
+  };
+}

@@ -1,0 +1,107 @@
+/** Store rows -> the UI's views (shared/ui/views.ts). Pure mapping, plus the raw-page lookups it needs. */
+import { validateFolderSettings } from '../../../shared/hot-folder.js';
+import type {
+  DocumentView, FieldView, FileView, FolderView, PageLayoutView, ResultFileView, RunView, SearchHitView, SourceBox,
+} from '../../../shared/ui/views.js';
+import type { QueueRow, RunListRow } from '../store/browse.js';
+import type { DocumentRow, FieldRow, FileRow, FolderRow, ResultFileRow, RunRow, SearchHit, Store } from '../store/index.js';
+
+export const queueView = (r: QueueRow): FileView => ({
+  id: r.id, folderId: r.folderId, path: r.path, name: r.originalName, size: r.size, state: r.state, error: r.error, batchId: r.batchId,
+  runId: r.runId, updatedMs: r.updatedMs,
+});
+
+export function fileView(store: Store, f: FileRow): FileView {
+  const run = f.batchId === null ? undefined : store.runs.runForBatch(f.batchId);
+  return queueView({ ...f, runId: run?.id ?? null });
+}
+
+export function folderView(row: FolderRow, stats: ReturnType<Store['browse']['folderStats']>, store: Store, problem: string | null): FolderView {
+  const v = validateFolderSettings(row.settings);
+  const st = stats.get(row.id);
+  if (!v.ok) problem = `stored settings are invalid: ${v.errors.join('; ')}`;
+  return {
+    id: row.id, path: row.path, enabled: row.enabled, problem,
+    // Invalid stored settings still show (with the problem) so the folder can be fixed or removed.
+    settings: v.ok ? v.settings : (row.settings as unknown as FolderView['settings']),
+    counts: st?.counts ?? store.browse.emptyCounts(), lastActivityMs: st?.lastActivityMs ?? null,
+  };
+}
+
+export const runListView = (r: RunListRow): RunView => ({ ...r });
+
+export function runView(store: Store, r: RunRow): RunView {
+  const batch = r.batchId === null ? undefined : store.runs.batch(r.batchId);
+  return {
+    id: r.id, serviceRunId: r.serviceRunId, deploymentId: r.deploymentId, appId: r.appId, status: r.status, msg: r.msg, reviewWaiting: r.reviewWaiting,
+    files: r.batchId === null ? 0 : store.files.list({ batchId: r.batchId }).length, folderId: batch?.folderId ?? null, createdMs: r.createdMs,
+    startMs: r.startMs, finishMs: r.finishMs, resultsStored: r.resultsStoredMs !== null,
+  };
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+function boxes(f: FieldRow): SourceBox[] {
+  const out: SourceBox[] = [];
+  for (const c of f.sourceCoordinates) {
+    const [l, t, r, b] = [num(c.top_x), num(c.top_y), num(c.bottom_x), num(c.bottom_y)];
+    if (l === null || t === null || r === null || b === null) continue;
+    out.push({ page: num(c.page_number), left: Math.min(l, r), top: Math.min(t, b), right: Math.max(l, r), bottom: Math.max(t, b) });
+  }
+  return out;
+}
+
+export const fieldView = (f: FieldRow): FieldView => ({
+  id: f.id, name: f.name, value: f.value, type: f.type, errorMsg: f.errorMsg, confidence: f.confidenceModel, ocrConfidence: f.confidenceOcr,
+  valid: f.valid, alerts: f.alerts.map((a) => ({ type: a.type ?? null, msg: a.msg ?? null })), boxes: boxes(f), isError: f.isError,
+});
+
+/** page_layouts are kept only in the raw pages: read them from there, by file and document position. */
+export function pageLayouts(store: Store, runId: number): Map<string, PageLayoutView[]> {
+  const out = new Map<string, PageLayoutView[]>();
+  for (const p of store.results.rawPages(runId)) {
+    const files = (p.raw as { files?: unknown })?.files;
+    if (!Array.isArray(files)) continue;
+    files.forEach((file: unknown, fi) => {
+      const docs = (file as { documents?: unknown })?.documents;
+      if (!Array.isArray(docs)) return;
+      docs.forEach((d: unknown, di) => {
+        const layouts = (d as { page_layouts?: unknown })?.page_layouts;
+        if (!Array.isArray(layouts)) return;
+        const list: PageLayoutView[] = [];
+        for (const l of layouts as Record<string, unknown>[]) {
+          const page = num(Number(l?.page_number));
+          const width = num(Number(l?.width));
+          const height = num(Number(l?.height));
+          if (page !== null && width && height) list.push({ page, width, height });
+        }
+        out.set(`${p.fileOffset + fi}:${di}`, list);
+      });
+    });
+  }
+  return out;
+}
+
+export function documentView(d: DocumentRow, layouts: PageLayoutView[]): DocumentView {
+  return {
+    id: d.id, className: d.className, pageNumbers: d.pageNumbers, pageLayouts: layouts, classificationConfidence: d.classificationConfidence,
+    hasPostProcessedPdf: d.postProcessedPdfPath !== null, fields: d.fields.map(fieldView),
+  };
+}
+
+export function resultFileView(
+  store: Store, rf: ResultFileRow, index: number, layouts: Map<string, PageLayoutView[]>, exists: (path: string) => boolean,
+): ResultFileView {
+  const local = rf.fileId === null ? undefined : store.files.get(rf.fileId);
+  const name = rf.originalFileName ?? local?.originalName ?? rf.inputFilePath?.split('/').pop() ?? `file ${rf.id}`;
+  return {
+    id: rf.id, runId: rf.runId, serviceRunId: store.runs.run(rf.runId)?.serviceRunId ?? '', fileId: rf.fileId, name,
+    originalIsPdf: /\.pdf$/i.test(local?.path ?? name), originalAvailable: local !== undefined && exists(local.path),
+    documents: rf.documents.map((d, di) => documentView(d, layouts.get(`${index}:${di}`) ?? [])),
+  };
+}
+
+export const searchHitView = (h: SearchHit): SearchHitView => ({
+  kind: h.kind, runId: h.runId, serviceRunId: h.serviceRunId, resultFileId: h.resultFileId, documentId: h.documentId, fieldId: h.fieldId,
+  fieldName: h.fieldName, className: h.className, fileName: h.fileName, snippet: h.snippet,
+});
