@@ -148,7 +148,7 @@ export class AppCore {
     await this.closeSession();
     const client = new ServiceClient({ baseUrl: conn.url, token: conn.token, ...(conn.context !== undefined ? { context: conn.context } : {}) });
     const probe = probeClient(conn);
-    const engine = new Engine({ store: this.store, client, home: this.hooks.home });
+    const engine = new Engine({ store: this.store, client, home: this.hooks.home, ...this.hooks.engine });
     const s: Session = { conn, tokenSource, client, probe, engine, transfers: new Map() };
     this.#session = s;
     this.wire(s);
@@ -273,7 +273,7 @@ export class AppCore {
     }
     if (this.#session !== s) return this.#state;
     this.setState(next);
-    this.scheduleProbe(s, next.kind === 'online' ? PROBE_ONLINE_MS : PROBE_OFFLINE_MS);
+    this.scheduleProbe(s, next.kind === 'online' ? (this.hooks.probeMs?.online ?? PROBE_ONLINE_MS) : (this.hooks.probeMs?.offline ?? PROBE_OFFLINE_MS));
     return next;
   }
 }

@@ -4,6 +4,7 @@
  * passes none and the UI falls back (shows the path, renders in the page, asks for a typed path).
  */
 import type { CredentialStore } from '../config/credentials.js';
+import type { EngineOptions } from '../engine.js';
 
 export interface SandboxHandle {
   url: string;
@@ -29,4 +30,8 @@ export interface HostHooks {
   pickFolder?(): Promise<string | null>;
   /** Environment for DOCSYNC_URL/TOKEN/CONTEXT (defaults to process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Engine tuning (poll and retry delays); tests and benchmarks shorten them. */
+  engine?: Pick<EngineOptions, 'poll' | 'retry'>;
+  /** Connection probe periods in ms; tests shorten them. */
+  probeMs?: { online: number; offline: number };
 }

@@ -27,7 +27,7 @@ interface Keytar {
 
 function explain(err: unknown): KeychainUnavailableError {
   const msg = err instanceof Error ? err.message : String(err);
-  if (/D-Bus|DBUS|org\.freedesktop\.secrets|autolaunch/i.test(msg)) {
+  if (/D-Bus|DBUS|org\.freedesktop\.secrets|autolaunch|Could not connect/i.test(msg)) {
     return new KeychainUnavailableError(`no keychain available (no Secret Service on D-Bus: ${msg.split('\n')[0]}); use DOCSYNC_TOKEN or a session-only token`);
   }
   return new KeychainUnavailableError(`the keychain failed: ${msg.split('\n')[0]}`);

@@ -43,21 +43,24 @@ async function storeResults(ctx: PipelineContext, run: RunRow, signal: AbortSign
   ctx.store.runs.markResultsStored(run.id);
 }
 
-/** Why a file of a completed run failed: its ERROR fields, or null when it is fine. */
-function fileErrors(ctx: PipelineContext, f: FileRow): string | null {
+/** This run's results of a file: a retried file also has the results of its earlier runs. */
+const resultsOfRun = (ctx: PipelineContext, f: FileRow, runId: number) => ctx.store.results.resultsOfFile(f.id).filter((rf) => rf.runId === runId);
+
+/** Why a file of a completed run failed: its ERROR fields in that run, or null when it is fine. */
+function fileErrors(ctx: PipelineContext, f: FileRow, runId: number): string | null {
   const msgs = new Set<string>();
-  for (const rf of ctx.store.results.resultsOfFile(f.id)) {
+  for (const rf of resultsOfRun(ctx, f, runId)) {
     for (const d of rf.documents) for (const x of d.fields) if (x.isError) msgs.add(`${x.name}: ${x.errorMsg ?? 'ERROR'}`);
   }
   return msgs.size ? `the service could not extract every field:\n${[...msgs].join('\n')}` : null;
 }
 
 /** The end of a file: state, its output files, and where it goes (archive, error folder, deleted, kept). */
-async function finishFile(ctx: PipelineContext, f: FileRow, failure: string | null): Promise<void> {
+async function finishFile(ctx: PipelineContext, f: FileRow, runId: number, failure: string | null): Promise<void> {
   const folder = f.folderId !== null ? ctx.store.folders.get(f.folderId) : undefined;
   const s = folder ? settingsOf(folder) : undefined;
   if (s?.outputDir) {
-    await writeFileOutputs(s.outputDir, f.originalName, ctx.store.results.resultsOfFile(f.id)).catch((e: Error) =>
+    await writeFileOutputs(s.outputDir, f.originalName, resultsOfRun(ctx, f, runId)).catch((e: Error) =>
       log(ctx, 'warn', `could not write outputs of ${f.path}: ${e.message}`),
     );
   }
@@ -77,8 +80,8 @@ async function finishRunFiles(ctx: PipelineContext, run: RunRow, status: RunStat
   if (run.batchId === null) return;
   for (const f of ctx.store.files.list({ batchId: run.batchId })) {
     if (f.state !== 'running' && f.state !== 'uploaded') continue;
-    const failure = status === 'COMPLETE' ? fileErrors(ctx, f) : `the run ${status === 'CANCELLED' ? 'was cancelled' : 'failed'}: ${msg ?? 'no message'}`;
-    await finishFile(ctx, f, failure);
+    const failure = status === 'COMPLETE' ? fileErrors(ctx, f, run.id) : `the run ${status === 'CANCELLED' ? 'was cancelled' : 'failed'}: ${msg ?? 'no message'}`;
+    await finishFile(ctx, f, run.id, failure);
   }
 }
 
