@@ -8,8 +8,14 @@ export default defineConfig({
   main: {
     build: { rollupOptions: { input: { index: resolve(import.meta.dirname, 'electron/main/index.ts') } } },
   },
+  // Sandboxed preloads cannot be ES modules: one CommonJS file (electron/main/index.ts loads index.cjs).
   preload: {
-    build: { rollupOptions: { input: { index: resolve(import.meta.dirname, 'electron/preload/index.ts') } } },
+    build: {
+      rollupOptions: {
+        input: { index: resolve(import.meta.dirname, 'electron/preload/index.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
   },
   renderer: {
     root: 'renderer',

@@ -1,0 +1,50 @@
+/**
+ * What the desktop gives the engine's AppCore: the keychain, the OS file manager and default
+ * programs, a folder picker, and the built-in sandbox started inside this process.
+ */
+import { app, dialog, shell, type BrowserWindow } from 'electron';
+import { join } from 'node:path';
+import { KeytarStore } from '../engine/config/credentials.js';
+import type { HostHooks } from '../engine/app/host-hooks.js';
+// The shell, like the CLI, may start the sandbox only through its public entry (eslint enforces it).
+import { startSandbox } from '../../sandbox/index.js';
+import { log } from './log.js';
+import { isSafeToOpen } from './trust.js';
+
+/** The sandbox's full-access user (sandbox/users.ts DEFAULT_USERS); only ever a local test service. */
+const SANDBOX_TOKEN = 'admin-token';
+
+export function desktopHooks(home: string, window: () => BrowserWindow | null): HostHooks {
+  return {
+    host: 'electron',
+    home,
+    version: app.getVersion(),
+    credentials: new KeytarStore(),
+    async startSandbox() {
+      const sb = await startSandbox({ port: 0, dataDir: join(home, 'sandbox') });
+      log('info', `built-in sandbox listening on ${sb.url}`);
+      return { url: sb.url, token: SANDBOX_TOKEN, close: () => sb.close() };
+    },
+    async reveal(path) {
+      shell.showItemInFolder(path);
+      return true;
+    },
+    async openPath(path) {
+      // Never hand the OS something it would run; show it in its folder instead.
+      if (!isSafeToOpen(path)) {
+        log('warn', `not opening a file of this type with its default program; revealing it instead`);
+        shell.showItemInFolder(path);
+        return false;
+      }
+      const err = await shell.openPath(path);
+      if (err) log('warn', `could not open a file: ${err}`);
+      return err === '';
+    },
+    async pickFolder() {
+      const opts = { title: 'Choose a hot folder', properties: ['openDirectory', 'createDirectory'] as Array<'openDirectory' | 'createDirectory'> };
+      const win = window();
+      const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts);
+      return r.canceled ? null : (r.filePaths[0] ?? null);
+    },
+  };
+}

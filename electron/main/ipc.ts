@@ -1,0 +1,55 @@
+/**
+ * The only module that touches ipcMain (eslint forbids it elsewhere): one handler per request
+ * channel of the contract, each checking that the sender is the app's own renderer before the
+ * core checks the argument and runs the handler; engine events are pushed to the app's windows.
+ */
+import { BrowserWindow, ipcMain, type IpcMainInvokeEvent } from 'electron';
+import { EVENT_CHANNELS, REQUEST_CHANNELS, type EventChannel, type Events } from '../../shared/ui/contract.js';
+import { ipcEventChannel, ipcRequestChannel, type IpcReply } from '../../shared/ui/ipc.js';
+import type { CorePort } from './core-port.js';
+import { log, oneLine } from './log.js';
+import { isTrustedSender, redactUrl, type RendererOrigin } from './trust.js';
+
+function senderOk(e: IpcMainInvokeEvent, origin: RendererOrigin): boolean {
+  const frame = e.senderFrame;
+  return isTrustedSender(frame?.url, frame !== null && frame.parent === null, origin);
+}
+
+/** Registers the handlers and event forwarding; returns a function that removes them again. */
+export function registerIpc(core: CorePort, origin: RendererOrigin): () => void {
+  for (const channel of REQUEST_CHANNELS) {
+    ipcMain.handle(ipcRequestChannel(channel), async (e, raw: unknown): Promise<IpcReply<unknown>> => {
+      if (!senderOk(e, origin)) {
+        log('warn', `refused IPC "${channel}" from ${e.senderFrame ? redactUrl(e.senderFrame.url) : 'a closed frame'}`);
+        return { ok: false, error: 'refused: this page may not use DocSync' };
+      }
+      try {
+        return { ok: true, result: await core.call(channel, raw) };
+      } catch (err) {
+        return { ok: false, error: oneLine(err) };
+      }
+    });
+  }
+
+  const forward = <E extends EventChannel>(event: E) => (payload: Events[E]): void => {
+    for (const win of BrowserWindow.getAllWindows()) {
+      const wc = win.webContents;
+      // Only pages that could call us hear from us (a crashed or navigated page does not).
+      if (win.isDestroyed() || wc.isDestroyed() || wc.isCrashed()) continue;
+      if (!isTrustedSender(wc.getURL(), true, origin)) continue;
+      wc.send(ipcEventChannel(event), payload);
+    }
+  };
+  const unsubscribe = EVENT_CHANNELS.map((event) => {
+    const fn = forward(event);
+    core.events.on(event, fn);
+    return () => {
+      core.events.off(event, fn);
+    };
+  });
+
+  return () => {
+    for (const channel of REQUEST_CHANNELS) ipcMain.removeHandler(ipcRequestChannel(channel));
+    for (const off of unsubscribe) off();
+  };
+}
