@@ -1,0 +1,197 @@
+/**
+ * The hot-folder form: every HotFolderSettings field as a person edits it (seconds, minutes, MB, one
+ * pattern per line, JSON for custom keys), converted to the engine's ms and bytes, and the engine's
+ * validation messages mapped back onto the form's fields. Pure.
+ */
+import { FOLDER_DEFAULTS, LIMITS, type HotFolderSettings } from '../../../shared/hot-folder.js';
+import { draftOf, targetOf, type TargetDraft } from './target.js';
+
+export interface PasswordRow {
+  title: string;
+  password: string;
+}
+
+export interface FolderForm {
+  path: string;
+  target: TargetDraft;
+  recursive: boolean;
+  /** One pattern per line. */
+  include: string;
+  ignore: string;
+  polling: boolean;
+  pollSeconds: string;
+  stableSeconds: string;
+  rescanMinutes: string;
+  quietSeconds: string;
+  maxFiles: string;
+  maxMB: string;
+  afterSuccess: 'keep' | 'archive' | 'delete';
+  archiveDir: string;
+  /** Empty: failed files stay where they are. */
+  errorDir: string;
+  /** Comma- or line-separated. */
+  tags: string;
+  /** A JSON object; empty for none. */
+  customKeys: string;
+  passwords: PasswordRow[];
+  postProcessPdf: boolean;
+  /** Empty: no result files written. */
+  outputDir: string;
+  reprocessDuplicates: boolean;
+}
+
+export type FormField = keyof FolderForm | 'form';
+
+export interface FieldError {
+  field: FormField;
+  msg: string;
+}
+
+const MB = 1024 * 1024;
+/** A number as a form shows it: no float noise (0.30000000000000004), no trailing zeros. */
+const show = (n: number): string => String(Number(n.toFixed(3)));
+
+export function formOf(s: HotFolderSettings | null, path = ''): FolderForm {
+  const d = s ?? { ...FOLDER_DEFAULTS, path, target: null };
+  return {
+    path: d.path,
+    target: draftOf(d.target),
+    recursive: d.recursive,
+    include: d.include.join('\n'),
+    ignore: d.ignore.join('\n'),
+    polling: d.polling.enabled,
+    pollSeconds: show(d.polling.intervalMs / 1000),
+    stableSeconds: show(d.stabilityMs / 1000),
+    rescanMinutes: show(d.rescanIntervalMs / 60_000),
+    quietSeconds: show(d.batching.quietMs / 1000),
+    maxFiles: String(d.batching.maxFiles),
+    maxMB: show(d.batching.maxBytes / MB),
+    afterSuccess: d.afterSuccess.action,
+    archiveDir: d.afterSuccess.action === 'archive' ? d.afterSuccess.archiveDir : '',
+    errorDir: d.afterFailure.errorDir ?? '',
+    tags: d.run.tags.join(', '),
+    customKeys: Object.keys(d.run.customKeys).length > 0 ? JSON.stringify(d.run.customKeys, null, 2) : '',
+    passwords: Object.entries(d.run.pdfPasswords).map(([title, password]) => ({ title, password })),
+    postProcessPdf: d.run.postProcessPdf,
+    outputDir: d.outputDir ?? '',
+    reprocessDuplicates: d.reprocessDuplicates,
+  };
+}
+
+/**
+ * The settings the engine takes (its validator fills in nothing the form leaves out: every field is
+ * sent), plus the problems only the form can see: numbers that are not numbers or out of range in the
+ * form's units, JSON that does not parse, a password without a title.
+ */
+export function settingsOf(f: FolderForm): { settings: Record<string, unknown>; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const num = (field: FormField, label: string, raw: string, scale: number, lim: { min: number; max: number }, unit: string): number => {
+    const t = raw.trim();
+    const n = t === '' ? NaN : Number(t);
+    if (!Number.isFinite(n)) {
+      errors.push({ field, msg: `${label} must be a number${unit ? ` of ${unit}` : ''}` });
+      return 0;
+    }
+    const v = Math.round(n * scale);
+    if (v < lim.min || v > lim.max) {
+      const max = lim.max === Number.MAX_SAFE_INTEGER ? '' : ` and ${show(lim.max / scale)}`;
+      errors.push({ field, msg: max ? `${label} must be between ${show(lim.min / scale)}${max}${unit ? ` ${unit}` : ''}` : `${label} must be at least ${show(lim.min / scale)}${unit ? ` ${unit}` : ''}` });
+    }
+    return v;
+  };
+  const lines = (s: string): string[] => s.split('\n').map((x) => x.trim()).filter(Boolean);
+  const dir = (s: string): string | null => (s.trim() === '' ? null : s.trim());
+
+  const target = targetOf(f.target);
+  if (!target) errors.push({ field: 'target', msg: `Give the ${f.target.type === 'app' ? 'app' : 'deployment'} id the files go to` });
+
+  let customKeys: unknown = {};
+  if (f.customKeys.trim() !== '') {
+    try {
+      customKeys = JSON.parse(f.customKeys);
+      if (typeof customKeys !== 'object' || customKeys === null || Array.isArray(customKeys)) {
+        errors.push({ field: 'customKeys', msg: 'Custom keys must be a JSON object, like {"team": "north"}' });
+      }
+    } catch (e) {
+      errors.push({ field: 'customKeys', msg: `Custom keys are not valid JSON: ${e instanceof Error ? e.message : String(e)}` });
+    }
+  }
+
+  const pdfPasswords: Record<string, string> = {};
+  for (const row of f.passwords) {
+    const title = row.title.trim();
+    if (title === '' && row.password === '') continue;
+    if (title === '') errors.push({ field: 'passwords', msg: 'Each PDF password needs the document title it opens' });
+    else if (title in pdfPasswords) errors.push({ field: 'passwords', msg: `Two passwords for the title "${title}"` });
+    else pdfPasswords[title] = row.password;
+  }
+
+  const settings: Record<string, unknown> = {
+    path: f.path.trim(),
+    target: target ?? { type: f.target.type, id: '' },
+    recursive: f.recursive,
+    include: lines(f.include),
+    ignore: lines(f.ignore),
+    polling: { enabled: f.polling, intervalMs: num('pollSeconds', 'Polling interval', f.pollSeconds, 1000, LIMITS.pollIntervalMs, 'seconds') },
+    stabilityMs: num('stableSeconds', 'Stable after', f.stableSeconds, 1000, LIMITS.stabilityMs, 'seconds'),
+    rescanIntervalMs: num('rescanMinutes', 'Full rescan', f.rescanMinutes, 60_000, LIMITS.rescanIntervalMs, 'minutes'),
+    batching: {
+      quietMs: num('quietSeconds', 'Quiet time', f.quietSeconds, 1000, LIMITS.quietMs, 'seconds'),
+      maxFiles: num('maxFiles', 'Files per batch', f.maxFiles, 1, LIMITS.maxFiles, ''),
+      maxBytes: num('maxMB', 'Batch size', f.maxMB, MB, LIMITS.maxBytes, 'MB'),
+    },
+    afterSuccess: f.afterSuccess === 'archive' ? { action: 'archive', archiveDir: f.archiveDir.trim() } : { action: f.afterSuccess },
+    afterFailure: { errorDir: dir(f.errorDir) },
+    run: {
+      tags: f.tags.split(/[,\n]/).map((t) => t.trim()).filter(Boolean),
+      customKeys,
+      pdfPasswords,
+      postProcessPdf: f.postProcessPdf,
+    },
+    outputDir: dir(f.outputDir),
+    reprocessDuplicates: f.reprocessDuplicates,
+  };
+  if (!f.path.trim()) errors.push({ field: 'path', msg: 'Give the folder to watch' });
+  if (f.afterSuccess === 'archive' && !f.archiveDir.trim()) errors.push({ field: 'archiveDir', msg: 'Give the folder processed files are moved to' });
+  return { settings, errors };
+}
+
+/** Which form field an engine message is about, by the setting it names first. */
+const FIELD_OF: [RegExp, FormField][] = [
+  [/^(?:unknown setting "?)?path\b/, 'path'],
+  [/^(?:target|deployment|app|appVersion)\b|^a deployment or an app|^set only one of/, 'target'],
+  [/^include\b/, 'include'],
+  [/^ignore\b/, 'ignore'],
+  [/^polling\b/, 'pollSeconds'],
+  [/^stabilityMs\b/, 'stableSeconds'],
+  [/^rescanIntervalMs\b/, 'rescanMinutes'],
+  [/^batching\.quietMs\b/, 'quietSeconds'],
+  [/^batching\.maxFiles\b/, 'maxFiles'],
+  [/^batching\.maxBytes\b/, 'maxMB'],
+  [/^afterSuccess\b/, 'archiveDir'],
+  [/^afterFailure\b/, 'errorDir'],
+  [/^run\.tags\b/, 'tags'],
+  [/^run\.customKeys\b/, 'customKeys'],
+  [/^run\.pdfPasswords\b/, 'passwords'],
+  [/^run\.postProcessPdf\b/, 'postProcessPdf'],
+  [/^outputDir\b/, 'outputDir'],
+  [/^reprocessDuplicates\b/, 'reprocessDuplicates'],
+];
+
+/**
+ * The engine's one-line error split into its problems, each put on the field it names. The line lists
+ * the problems separated by "; " (possibly after a lead-in ending in ": ").
+ */
+export function engineErrors(line: string): FieldError[] {
+  const body = line.replace(/^[^:;"]*\bsettings?\b[^:;"]*:\s*/i, '');
+  const out: FieldError[] = [];
+  for (const part of body.split(/;\s+/).map((s) => s.trim()).filter(Boolean)) {
+    const field = FIELD_OF.find(([re]) => re.test(part))?.[1];
+    const prev = out[out.length - 1];
+    // Some problems carry their own "; " ("... picked up again; put it outside, ..."): a part naming
+    // no setting and not starting a sentence of its own continues the one before.
+    if (!field && prev && !/^(unknown|folder settings|[A-Z])/.test(part)) prev.msg += `; ${part}`;
+    else out.push({ msg: part, field: field ?? 'form' });
+  }
+  return out;
+}

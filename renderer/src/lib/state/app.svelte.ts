@@ -1,0 +1,114 @@
+/**
+ * What the whole window shows: who is signed in, the connection, the queue's counts, pause state, and
+ * the notices a person should see. One instance for the app, fed by `app`, `connection`, `status`
+ * and `notice` events.
+ */
+import type { AppInfo, ConnectionState, Notice, StatusView } from '../../../../shared/ui/views.js';
+import { bridge } from '../bridge.js';
+
+export interface ShownNotice extends Notice {
+  id: number;
+}
+
+/** Notices of these levels go away by themselves; errors stay until dismissed. */
+const AUTO_DISMISS_MS: Record<Notice['level'], number | null> = { info: 6000, warn: 10_000, error: null };
+const MAX_NOTICES = 3;
+/** The same message again within this long is not shown twice. */
+const REPEAT_MS = 5000;
+
+class AppState {
+  info = $state.raw<AppInfo | null>(null);
+  connection = $state.raw<ConnectionState>({ kind: 'none' });
+  status = $state.raw<StatusView | null>(null);
+  notices = $state.raw<ShownNotice[]>([]);
+  /** Why the first load failed (the engine is unreachable), else null. */
+  loadError = $state<string | null>(null);
+  pausing = $state(false);
+  sandboxStarting = $state(false);
+
+  signedIn = $derived(this.info?.account != null);
+  paused = $derived(this.status?.paused ?? false);
+
+  private nextId = 1;
+  private started = false;
+
+  /** Subscribes to the engine's events and loads the first state. Returns the unsubscriber. */
+  start(): () => void {
+    if (this.started) return () => {};
+    this.started = true;
+    const offs = [
+      bridge.on('app', (info) => this.setInfo(info)),
+      bridge.on('connection', (c) => (this.connection = c)),
+      bridge.on('status', (s) => (this.status = s)),
+      bridge.on('notice', (n) => this.notify(n.level, n.msg, n.atMs)),
+    ];
+    void this.load();
+    return () => {
+      for (const off of offs) off();
+      this.started = false;
+    };
+  }
+
+  async load(): Promise<void> {
+    try {
+      const [info, status] = await Promise.all([bridge.call('app.info', {}), bridge.call('status.get', {})]);
+      this.setInfo(info);
+      this.status = status;
+      this.loadError = null;
+    } catch (e) {
+      this.loadError = message(e);
+    }
+  }
+
+  setInfo(info: AppInfo): void {
+    this.info = info;
+    this.connection = info.connection;
+  }
+
+  async togglePause(): Promise<void> {
+    if (this.pausing) return;
+    this.pausing = true;
+    try {
+      this.status = await bridge.call(this.paused ? 'engine.resume' : 'engine.pause', {});
+    } catch (e) {
+      this.notify('error', message(e));
+    } finally {
+      this.pausing = false;
+    }
+  }
+
+  /** Starts the built-in sandbox and signs in to it. */
+  async trySandbox(): Promise<boolean> {
+    if (this.sandboxStarting) return false;
+    this.sandboxStarting = true;
+    try {
+      this.setInfo(await bridge.call('connection.trySandbox', {}));
+      this.notify('info', 'Signed in to the built-in sandbox. Add a hot folder or drop files anywhere to try it.');
+      return true;
+    } catch (e) {
+      this.notify('error', `The sandbox did not start: ${message(e)}`);
+      return false;
+    } finally {
+      this.sandboxStarting = false;
+    }
+  }
+
+  notify(level: Notice['level'], msg: string, atMs = Date.now()): void {
+    if (this.notices.some((o) => o.msg === msg && o.level === level && Math.abs(atMs - o.atMs) < REPEAT_MS)) return;
+    const n: ShownNotice = { level, msg, atMs, id: this.nextId++ };
+    this.notices = [...this.notices, n].slice(-MAX_NOTICES);
+    const after = AUTO_DISMISS_MS[level];
+    if (after !== null) setTimeout(() => this.dismiss(n.id), after);
+  }
+
+  dismiss(id: number): void {
+    this.notices = this.notices.filter((n) => n.id !== id);
+  }
+}
+
+/** An error's one-line message (the engine's own words). */
+export function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export const app = new AppState();

@@ -1,0 +1,76 @@
+// The hot-folder form (renderer/src/lib/folder-form.ts): every setting round-trips through the form's
+// units, the engine's own validator accepts what the form sends, and the engine's one-line errors
+// land on the right fields.
+import { describe, expect, it } from 'vitest';
+import { validateFolderSettings, type HotFolderSettings } from '../../../shared/hot-folder.js';
+import { engineErrors, formOf, settingsOf } from '../../../renderer/src/lib/folder-form.js';
+
+const full: HotFolderSettings = {
+  path: '/srv/scans',
+  target: { type: 'app', id: 'invoices', version: '3' },
+  recursive: false,
+  include: ['*.pdf', '*.tif'],
+  ignore: ['drafts/**'],
+  polling: { enabled: true, intervalMs: 1500 },
+  stabilityMs: 300,
+  rescanIntervalMs: 90_000,
+  batching: { quietMs: 2500, maxFiles: 40, maxBytes: 50 * 1024 * 1024 },
+  afterSuccess: { action: 'archive', archiveDir: '/srv/archive' },
+  afterFailure: { errorDir: '/srv/errors' },
+  run: { tags: ['north', 'scanner-2'], customKeys: { team: 'north', n: 2 }, pdfPasswords: { Statement: 's3cret' }, postProcessPdf: true },
+  outputDir: '/srv/out',
+  reprocessDuplicates: true,
+};
+
+describe('folder form', () => {
+  it('round-trips every setting through the form (seconds, minutes, MB) and the engine validator', () => {
+    const form = formOf(full);
+    expect(form).toMatchObject({ pollSeconds: '1.5', stableSeconds: '0.3', rescanMinutes: '1.5', quietSeconds: '2.5', maxFiles: '40', maxMB: '50', tags: 'north, scanner-2' });
+    const { settings, errors } = settingsOf(form);
+    expect(errors).toEqual([]);
+    const v = validateFolderSettings(settings);
+    expect(v).toEqual({ ok: true, settings: full });
+  });
+
+  it('starts a new folder from the defaults, which the engine accepts once path and deployment are given', () => {
+    const form = formOf(null, '/srv/in');
+    form.target.id = 'sandbox-invoices';
+    const { settings, errors } = settingsOf(form);
+    expect(errors).toEqual([]);
+    const v = validateFolderSettings(settings);
+    expect(v.ok).toBe(true);
+    if (v.ok) expect(v.settings).toMatchObject({ path: '/srv/in', stabilityMs: 2000, batching: { quietMs: 10_000, maxFiles: 100, maxBytes: 1024 ** 3 }, afterSuccess: { action: 'keep' }, outputDir: null });
+  });
+
+  it('reports what only the form can see, in its own units', () => {
+    const form = formOf(null, '');
+    Object.assign(form, { quietSeconds: 'soon', stableSeconds: '4000', maxMB: '0', customKeys: '[1]', afterSuccess: 'archive', archiveDir: ' ' });
+    form.passwords = [{ title: '', password: 'x' }, { title: 'A', password: '1' }, { title: 'A', password: '2' }];
+    const fields = settingsOf(form).errors.map((e) => `${e.field}: ${e.msg}`);
+    expect(fields).toEqual([
+      'target: Give the deployment id the files go to',
+      'customKeys: Custom keys must be a JSON object, like {"team": "north"}',
+      'passwords: Each PDF password needs the document title it opens',
+      'passwords: Two passwords for the title "A"',
+      'stableSeconds: Stable after must be between 0 and 3600 seconds',
+      'quietSeconds: Quiet time must be a number of seconds',
+      'maxMB: Batch size must be at least 0 MB',
+      'path: Give the folder to watch',
+      'archiveDir: Give the folder processed files are moved to',
+    ]);
+  });
+
+  it('puts each problem of the engine line on its field', () => {
+    const v = validateFolderSettings({ ...settingsOf(formOf(full)).settings, path: 'rel', stabilityMs: -1, include: ['['] });
+    expect(v.ok).toBe(false);
+    const line = v.ok ? '' : v.errors.join('; ');
+    const errs = engineErrors(line);
+    expect(errs.map((e) => e.field)).toEqual(expect.arrayContaining(['path', 'stableSeconds', 'include']));
+    expect(errs.map((e) => e.msg).join('; ')).toBe(line);
+    // A problem with its own "; " stays whole.
+    const inside = validateFolderSettings({ path: '/srv/scans', deployment: 'd', outputDir: '/srv/scans/out' });
+    const msg = inside.ok ? '' : inside.errors.join('; ');
+    expect(engineErrors(msg)).toEqual([{ field: 'outputDir', msg }]);
+    expect(engineErrors('unknown setting "colour"; a deployment or an app is required (set "deployment" or "app")').map((e) => e.field)).toEqual(['form', 'target']);
+  });
+});
