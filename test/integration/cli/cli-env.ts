@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 
 import { MAIN } from '../../helpers/build-cli.js';
 
-export { ROOT, MAIN, buildCliIfNeeded as buildIfNeeded } from '../../helpers/build-cli.js';
+export { ROOT, MAIN, buildAllIfNeeded as buildIfNeeded } from '../../helpers/build-cli.js';
 
 export interface Exit {
   code: number | null;
