@@ -79,7 +79,7 @@ function clampPage(page: number, count: number): number {
 
 function openError(err: unknown): string {
   const e = err as { name?: unknown; message?: unknown };
-  if (e?.name === 'PasswordException') return 'the PDF is password-protected; open it with another app';
+  if (e?.name === 'PasswordException') return 'The PDF is password-protected; open it with another app.';
   const msg = typeof e?.message === 'string' ? e.message.trim().replace(/\.$/, '') : String(err);
-  return `the PDF cannot be shown: ${msg || 'unknown error'}`;
+  return `The PDF cannot be shown: ${msg || 'unknown error'}.`;
 }

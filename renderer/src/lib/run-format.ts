@@ -82,12 +82,12 @@ export function confidenceTone(c: number | null): Tone {
   return 'bad';
 }
 
-/** A local date and time, short: today shows only the time. */
-export function formatWhen(ms: number | null, nowMs: number = Date.now()): string {
+/** A local date and time, short: today shows only the time (with seconds when asked, to tell runs apart). */
+export function formatWhen(ms: number | null, nowMs: number = Date.now(), seconds = false): string {
   if (ms === null || !Number.isFinite(ms)) return '—';
   const d = new Date(ms);
   const now = new Date(nowMs);
-  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const time = d.toLocaleTimeString(undefined, seconds ? { hour: '2-digit', minute: '2-digit', second: '2-digit' } : { hour: '2-digit', minute: '2-digit' });
   if (d.toDateString() === now.toDateString()) return time;
   const sameYear = d.getFullYear() === now.getFullYear();
   const date = d.toLocaleDateString(undefined, sameYear ? { month: 'short', day: 'numeric' } : { year: 'numeric', month: 'short', day: 'numeric' });

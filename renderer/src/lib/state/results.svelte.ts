@@ -89,7 +89,12 @@ class ResultsState {
     try {
       this.tree = await bridge.call('results.tree', {});
       this.treeError = null;
-      if (!this.treeLoaded && this.runId === null) this.expanded = new Set(this.tree.slice(0, 1).map((f) => folderKey(f.folderId)));
+      if (!this.treeLoaded) {
+        // First look: the first folder open, and the way down to what another screen opened.
+        const first = this.tree[0];
+        if (first) this.expanded = new Set([...this.expanded, folderKey(first.folderId)]);
+        if (this.runId !== null) this.reveal();
+      }
     } catch (err) {
       this.treeError = message(err);
     } finally {
@@ -149,8 +154,9 @@ class ResultsState {
       }
     }
     if (runId === undefined || seq !== this.#openSeq) return;
+    // The selection changes once the run is at hand, so panes showing the same file stay as they are.
+    if (this.runId !== runId) this.fileId = this.documentId = this.fieldId = null;
     this.runId = runId;
-    this.fileId = this.documentId = this.fieldId = null;
     this.actionError = null;
     const view = await this.loadRun(runId);
     if (!view || seq !== this.#openSeq) return;
@@ -188,7 +194,8 @@ class ResultsState {
     const folder = this.tree.find((f) => f.runs.some((r) => r.id === this.runId));
     if (folder) next.add(folderKey(folder.folderId));
     if (this.runId !== null) next.add(runKey(this.runId));
-    if (this.fileId !== null) next.add(fileKey(this.fileId));
+    // A file opens in the tree only when it has documents to choose from.
+    if (this.fileId !== null && (this.file?.documents.length ?? 0) > 1) next.add(fileKey(this.fileId));
     this.expanded = next;
   }
 
