@@ -5,7 +5,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { Events } from '../../shared/ui/contract.js';
-import type { StatusView } from '../../shared/ui/views.js';
+import type { ConnectionState, StatusView } from '../../shared/ui/views.js';
 
 export type CoreEvents = { [E in keyof Events]: [Events[E]] };
 
@@ -13,4 +13,5 @@ export interface CorePort {
   call(channel: string, raw: unknown): Promise<unknown>;
   readonly events: Pick<EventEmitter<CoreEvents>, 'on' | 'off'>;
   status(): StatusView;
+  readonly connection: ConnectionState;
 }

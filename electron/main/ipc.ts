@@ -10,17 +10,23 @@ import type { CorePort } from './core-port.js';
 import { log, oneLine } from './log.js';
 import { isTrustedSender, redactUrl, type RendererOrigin } from './trust.js';
 
-function senderOk(e: IpcMainInvokeEvent, origin: RendererOrigin): boolean {
-  const frame = e.senderFrame;
-  return isTrustedSender(frame?.url, frame !== null && frame.parent === null, origin);
+/** The sending frame's URL and whether it is a top frame; null once the frame is gone (reading a disposed frame throws). */
+function sender(e: IpcMainInvokeEvent): { url: string; top: boolean } | null {
+  try {
+    const frame = e.senderFrame;
+    return frame ? { url: frame.url, top: frame.parent === null } : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Registers the handlers and event forwarding; returns a function that removes them again. */
 export function registerIpc(core: CorePort, origin: RendererOrigin): () => void {
   for (const channel of REQUEST_CHANNELS) {
     ipcMain.handle(ipcRequestChannel(channel), async (e, raw: unknown): Promise<IpcReply<unknown>> => {
-      if (!senderOk(e, origin)) {
-        log('warn', `refused IPC "${channel}" from ${e.senderFrame ? redactUrl(e.senderFrame.url) : 'a closed frame'}`);
+      const from = sender(e);
+      if (!from || !isTrustedSender(from.url, from.top, origin)) {
+        log('warn', `refused IPC "${channel}" from ${from ? `${from.top ? '' : 'a subframe at '}${redactUrl(from.url)}` : 'a closed frame'}`);
         return { ok: false, error: 'refused: this page may not use DocSync' };
       }
       try {

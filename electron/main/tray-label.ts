@@ -19,7 +19,7 @@ export interface TrayLabel {
 const plural = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 /**
- * Priority: paused (nothing moves until resumed) > offline (nothing can move) > syncing > errors
+ * Priority: paused (nothing moves until resumed) > offline or signed out (nothing can move) > syncing > errors
  * > idle. Failed files are mentioned alongside syncing so they are not hidden while work goes on.
  */
 export function trayLabel(status: StatusView | null, connection: ConnectionState | null = null): TrayLabel {
@@ -35,9 +35,10 @@ export function trayLabel(status: StatusView | null, connection: ConnectionState
   if (status.paused) {
     state = 'paused';
     label = `Paused${active ? ` (${plural(active, 'file')} waiting)` : ''}${extra(errors)}`;
-  } else if (connection && (connection.kind === 'offline' || connection.kind === 'refused')) {
+  } else if (connection && connection.kind !== 'online' && connection.kind !== 'connecting') {
     state = 'offline';
-    label = `${connection.kind === 'offline' ? 'Offline' : 'Service refused access'}${active ? ` (${plural(active, 'file')} waiting)` : ''}${extra(errors)}`;
+    const why = connection.kind === 'offline' ? 'Offline' : connection.kind === 'refused' ? 'Service refused access' : 'Not signed in';
+    label = `${why}${active ? ` (${plural(active, 'file')} waiting)` : ''}${extra(errors)}`;
   } else if (active > 0) {
     state = 'syncing';
     label = `Syncing ${plural(active, 'file')}${extra(errors)}`;

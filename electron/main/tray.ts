@@ -47,7 +47,7 @@ export class StatusTray {
     core.events.on('connection', onConnection);
     core.events.on('app', onApp);
     this.#off.push(() => core.events.off('status', onStatus), () => core.events.off('connection', onConnection), () => core.events.off('app', onApp));
-    this.update(core.status(), null);
+    this.update(core.status(), core.connection);
   }
 
   private update(status: StatusView | null, connection: ConnectionState | null): void {

@@ -44,6 +44,8 @@ describe('trayLabel', () => {
     expect(trayLabel(status({ queued: 2 }), offline)).toMatchObject({ state: 'offline', label: 'Offline (2 files waiting)' });
     expect(trayLabel(status({}), { kind: 'refused', url: 'https://x', reason: '401' })).toMatchObject({ state: 'offline', label: 'Service refused access' });
     expect(trayLabel(status({ queued: 2 }), { kind: 'online', url: 'https://x' }).state).toBe('syncing');
+    expect(trayLabel(status({ queued: 2 }), { kind: 'connecting', url: 'https://x' }).state).toBe('syncing');
+    expect(trayLabel(status({ done: 2 }), { kind: 'none' })).toMatchObject({ state: 'offline', label: 'Not signed in' });
   });
 
   it('adds runs waiting for review', () => {
