@@ -42,4 +42,9 @@ describe('renderer/index.html <meta> policy (what file:// pages get)', () => {
     expect(d.get('script-src') ?? d.get('default-src')).toEqual(["'self'"]);
     expect(meta).not.toMatch(/unsafe-eval|https?:|\*/);
   });
+
+  it('agrees with the header on every directive it sets (both apply on the dev server, so a difference blocks something)', () => {
+    const header = directives(CSP);
+    for (const [name, values] of directives(meta!)) expect([name, header.get(name)]).toEqual([name, values]);
+  });
 });
