@@ -45,6 +45,8 @@ export class AppCore {
   #state: ConnectionState = { kind: 'none' };
   #keychainProblem: string | null = null;
   #statusTimer: NodeJS.Timeout | undefined;
+  /** Last status announced per run: a run's final status is reported more than once. */
+  readonly #announced = new Map<number, string>();
   #stopped = false;
 
   constructor(readonly hooks: HostHooks) {
@@ -143,8 +145,12 @@ export class AppCore {
     };
   }
 
-  /** Replaces the running session with one for `conn` (after the caller verified it). */
-  async openSession(conn: Connection, tokenSource: TokenSource): Promise<void> {
+  /**
+   * Replaces the running session with one for `conn` (after the caller verified it). With
+   * `settle`, the first probe is awaited, so what the caller returns to the UI is already
+   * online/offline rather than a "connecting" that could arrive after the probe's own event.
+   */
+  async openSession(conn: Connection, tokenSource: TokenSource, o: { settle?: boolean } = {}): Promise<void> {
     await this.closeSession();
     const client = new ServiceClient({ baseUrl: conn.url, token: conn.token, ...(conn.context !== undefined ? { context: conn.context } : {}) });
     const probe = probeClient(conn);
@@ -154,7 +160,8 @@ export class AppCore {
     this.wire(s);
     this.setState({ kind: 'connecting', url: conn.url });
     await engine.start();
-    void this.probe(s);
+    if (o.settle) await this.probe(s);
+    else void this.probe(s);
   }
 
   async closeSession(): Promise<void> {
@@ -237,6 +244,8 @@ export class AppCore {
       this.events.emit('run', view);
       this.statusChanged();
       const target = run.deploymentId ?? run.appId ?? 'the service';
+      if (this.#announced.get(run.id) === run.status) return;
+      this.#announced.set(run.id, run.status ?? '');
       if (run.status === 'COMPLETE') this.notice('info', `Run ${run.serviceRunId} on ${target} completed: ${view.files} file${view.files === 1 ? '' : 's'}`);
       else if (run.status === 'FAILED') this.notice('error', `Run ${run.serviceRunId} on ${target} failed${run.msg ? `: ${run.msg}` : ''}`);
     });

@@ -62,7 +62,7 @@ export function createHandlers(core: AppCore): Handlers {
   };
 
   const signIn = async (conn: Connection, tokenSource: 'keychain' | 'memory' | 'sandbox'): Promise<void> => {
-    await core.openSession(conn, tokenSource);
+    await core.openSession(conn, tokenSource, { settle: true });
     core.emitApp();
   };
 
