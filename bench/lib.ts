@@ -58,6 +58,8 @@ export function run(cmd: string, args: string[], input?: string): Promise<{ code
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
     child.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    // A child that never reads its input (sync, curl) may exit first: EPIPE there is no failure.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(input ?? '');
   });
 }

@@ -1,5 +1,5 @@
 // Upload benchmark (issue 3): the client against curl, same sandbox, same run, as ratios.
-//   npm run bench:upload [-- --size-mb 1024 --small 2000]
+//   npm run bench:upload [-- --size-mb 1024 --small 2000 --rounds 3]
 // 1) one large file: client multipart (default settings) vs `curl -T` as one PUT;
 //    reports both throughputs, the ratio and the client's peak RSS.
 // 2) many small files: client (default concurrency) vs `xargs -P 8 curl`, as a ratio.
@@ -25,63 +25,78 @@ try {
   const bytes = sizeMb * 1024 * 1024;
   await randomFile(big, bytes);
 
-  // Alternate the two and flush dirty pages before each (`sync`): the sandbox writes every upload to
-  // disk, and whichever ran second would otherwise pay for the first one's writeback.
+  // Each upload starts from the same state: dirty pages flushed (`sync`; the sandbox writes every
+  // upload to disk) and the previous upload's file already deleted. Keeping the first one's file
+  // until the second had run made the second measurably slower (on the project's VM, new page-cache
+  // pages cost more than the ones a deletion just freed), so the order also alternates per round.
   const rounds = arg('rounds', 3);
   const curlMs: number[] = [];
   const clientMs: number[] = [];
+  let clientCpuMs = 0;
   let peakRssMb = 0;
-  for (let r = 0; r < rounds; r++) {
+  const curlRound = async (r: number): Promise<void> => {
     await run('sync', []);
-    const curlBatch = await createBatch(sb.url, `curl-big-${r}`);
+    const batch = await createBatch(sb.url, `curl-big-${r}`);
     const curl = await timed(() =>
-      run('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '-T', big, '-H', `Authorization: Bearer ${TOKEN}`, `${sb.url}/v2/batches/${curlBatch}/files/big.bin`]),
+      run('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '-T', big, '-H', `Authorization: Bearer ${TOKEN}`, `${sb.url}/v2/batches/${batch}/files/big.bin`]),
     );
     if (curl.value.stdout !== '204') throw new Error(`curl PUT failed: ${curl.value.stdout} ${curl.value.stderr}`);
     curlMs.push(curl.ms);
-
+    await client.deleteBatch(batch);
+  };
+  const clientRound = async (r: number): Promise<void> => {
     await run('sync', []);
-    const clientBatch = (await client.createBatch({ name: `client-big-${r}` })).id;
-    const up = await timed(() => client.uploadMultipart(clientBatch, 'big.bin', big));
+    const batch = (await client.createBatch({ name: `client-big-${r}` })).id;
+    const cpu0 = process.cpuUsage();
+    const up = await timed(() => client.uploadMultipart(batch, 'big.bin', big));
+    const cpu = process.cpuUsage(cpu0);
+    clientCpuMs += (cpu.user + cpu.system) / 1000;
     peakRssMb = process.resourceUsage().maxRSS / 1024;
-    const meta = await client.statPath(`svc-drive/workspaces/personal-admin/batches/${clientBatch}/big.bin`);
+    const meta = await client.statPath(`svc-drive/workspaces/personal-admin/batches/${batch}/big.bin`);
     if (meta?.size !== bytes) throw new Error(`uploaded size ${meta?.size} != ${bytes}`);
     clientMs.push(up.ms);
-    // Keep the sandbox's disk use to one copy of each.
-    for (const b of [curlBatch, clientBatch]) await client.deleteBatch(b);
+    await client.deleteBatch(batch);
+  };
+  for (let r = 0; r < rounds; r++) {
+    if (r % 2 === 0) await curlRound(r).then(() => clientRound(r));
+    else await clientRound(r).then(() => curlRound(r));
   }
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
   const curlMbps = mbps(bytes, median(curlMs));
   const clientMbps = mbps(bytes, median(clientMs));
-  console.log(`large file: ${sizeMb} MiB, median of ${rounds} alternating rounds`);
+  console.log(`large file: ${sizeMb} MiB, median of ${rounds} rounds (order alternating)`);
   console.log(`  curl -T (one PUT):       ${curlMbps.toFixed(1)} MB/s (runs: ${curlMs.map((m) => (m / 1000).toFixed(2)).join(', ')} s)`);
   console.log(`  client multipart:        ${clientMbps.toFixed(1)} MB/s (runs: ${clientMs.map((m) => (m / 1000).toFixed(2)).join(', ')} s)`);
   console.log(`  ratio client/curl:       ${(clientMbps / curlMbps).toFixed(2)}   (target >= 0.9)`);
   console.log(`  client peak RSS:         ${peakRssMb.toFixed(0)} MB (target < 200 MB)`);
+  console.log(`  client CPU:              ${(clientCpuMs / rounds / (bytes / 2 ** 30)).toFixed(0)} ms per GiB (user + system, mean)`);
   await rm(big, { force: true });
 
-  const small = join(dir, 'small');
-  await import('node:fs/promises').then((fs) => fs.mkdir(small));
-  const names: string[] = [];
-  for (let i = 0; i < smallCount; i++) {
-    const name = `f${String(i).padStart(5, '0')}.bin`;
-    await writeFile(join(small, name), randomBytes(20 * 1024));
-    names.push(name);
-  }
-  const curlSmallBatch = await createBatch(sb.url, 'curl-small');
-  const script = `curl -sS -o /dev/null -w '%{http_code}\\n' -T "${small}/$1" -H 'Authorization: Bearer ${TOKEN}' '${sb.url}/v2/batches/${curlSmallBatch}/files/'"$1"`;
-  const curlSmall = await timed(() => run('xargs', ['-P', '8', '-n', '1', 'sh', '-c', script, 'sh'], names.join('\n')));
-  const ok = curlSmall.value.stdout.split('\n').filter((l) => l === '204').length;
-  if (ok !== smallCount) throw new Error(`xargs curl: ${ok}/${smallCount} succeeded`);
+  // --small 0 skips the small-files part.
+  if (smallCount > 0) {
+    const small = join(dir, 'small');
+    await import('node:fs/promises').then((fs) => fs.mkdir(small));
+    const names: string[] = [];
+    for (let i = 0; i < smallCount; i++) {
+      const name = `f${String(i).padStart(5, '0')}.bin`;
+      await writeFile(join(small, name), randomBytes(20 * 1024));
+      names.push(name);
+    }
+    const curlSmallBatch = await createBatch(sb.url, 'curl-small');
+    const script = `curl -sS -o /dev/null -w '%{http_code}\\n' -T "${small}/$1" -H 'Authorization: Bearer ${TOKEN}' '${sb.url}/v2/batches/${curlSmallBatch}/files/'"$1"`;
+    const curlSmall = await timed(() => run('xargs', ['-P', '8', '-n', '1', 'sh', '-c', script, 'sh'], names.join('\n')));
+    const ok = curlSmall.value.stdout.split('\n').filter((l) => l === '204').length;
+    if (ok !== smallCount) throw new Error(`xargs curl: ${ok}/${smallCount} succeeded`);
 
-  const clientSmallBatch = (await client.createBatch({ name: 'client-small' })).id;
-  const clientSmall = await timed(() => Promise.all(names.map((n) => client.putBatchFile(clientSmallBatch, n, join(small, n)))));
-  const curlRate = smallCount / (curlSmall.ms / 1000);
-  const clientRate = smallCount / (clientSmall.ms / 1000);
-  console.log(`small files: ${smallCount} x 20 KiB`);
-  console.log(`  xargs -P 8 curl:         ${curlRate.toFixed(0)} files/s (${(curlSmall.ms / 1000).toFixed(2)} s)`);
-  console.log(`  client (default conc.):  ${clientRate.toFixed(0)} files/s (${(clientSmall.ms / 1000).toFixed(2)} s)`);
-  console.log(`  ratio client/curl:       ${(clientRate / curlRate).toFixed(2)}`);
+    const clientSmallBatch = (await client.createBatch({ name: 'client-small' })).id;
+    const clientSmall = await timed(() => Promise.all(names.map((n) => client.putBatchFile(clientSmallBatch, n, join(small, n)))));
+    const curlRate = smallCount / (curlSmall.ms / 1000);
+    const clientRate = smallCount / (clientSmall.ms / 1000);
+    console.log(`small files: ${smallCount} x 20 KiB`);
+    console.log(`  xargs -P 8 curl:         ${curlRate.toFixed(0)} files/s (${(curlSmall.ms / 1000).toFixed(2)} s)`);
+    console.log(`  client (default conc.):  ${clientRate.toFixed(0)} files/s (${(clientSmall.ms / 1000).toFixed(2)} s)`);
+    console.log(`  ratio client/curl:       ${(clientRate / curlRate).toFixed(2)}`);
+  }
 } finally {
   client.close();
   await sb.stop();

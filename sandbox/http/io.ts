@@ -1,7 +1,7 @@
-import { createWriteStream } from 'node:fs';
+import { close as fsClose, open as fsOpen, writev as fsWritev } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Transform } from 'node:stream';
+import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { HttpError, badRequest } from './errors.js';
 
@@ -45,8 +45,87 @@ export function drain(req: IncomingMessage): void {
   if (!req.complete) req.resume();
 }
 
-/** Bytes buffered towards the disk per upload: large enough that the socket is not paused every 16 KiB. */
+/**
+ * Bytes gathered before one write to disk. The socket delivers 64 KiB chunks; several uploads at
+ * once (multipart parts) would otherwise each reach the disk in writes of one or a few chunks
+ * (measured: ~1000 writes per 256 MiB instead of ~260, each a trip through the thread pool).
+ */
 const WRITE_BUFFER = 1024 * 1024;
+
+/**
+ * Writes a stream into a file at `position` in writes of about WRITE_BUFFER bytes (one writev of
+ * the gathered chunks, no copy), counting bytes and refusing any past `maxBytes`.
+ */
+class FileSink extends Writable {
+  size = 0;
+  private fd: number | undefined;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+
+  constructor(
+    private readonly path: string,
+    private readonly flags: string,
+    private position: number,
+    private readonly maxBytes: number | undefined,
+  ) {
+    super({ highWaterMark: WRITE_BUFFER });
+  }
+
+  override _construct(cb: (err?: Error | null) => void): void {
+    fsOpen(this.path, this.flags, (err, fd) => {
+      this.fd = fd;
+      cb(err);
+    });
+  }
+
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
+    this.size += chunk.length;
+    if (this.maxBytes !== undefined && this.size > this.maxBytes) return cb(badRequest(`body is longer than the ${this.maxBytes} bytes expected`));
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    // Until a full buffer is gathered the chunk is taken at once; the callback of the write that
+    // flushes waits for the disk, which is what holds the socket back.
+    if (this.pendingBytes < WRITE_BUFFER) return cb();
+    this.flush(cb);
+  }
+
+  override _final(cb: (err?: Error | null) => void): void {
+    this.flush(cb);
+  }
+
+  private flush(cb: (err?: Error | null) => void): void {
+    let bufs = this.pending;
+    this.pending = [];
+    this.pendingBytes = 0;
+    const next = (): void => {
+      if (bufs.length === 0) return cb();
+      fsWritev(this.fd as number, bufs, this.position, (err, written) => {
+        if (err) return cb(err);
+        if (written === 0) return cb(new Error(`no bytes could be written to ${this.path}`));
+        this.position += written;
+        // A short write leaves the rest of the buffers to go.
+        while (written > 0 && bufs.length > 0) {
+          const head = bufs[0] as Buffer;
+          if (written >= head.length) {
+            written -= head.length;
+            bufs = bufs.slice(1);
+          } else {
+            bufs = [head.subarray(written), ...bufs.slice(1)];
+            written = 0;
+          }
+        }
+        next();
+      });
+    };
+    next();
+  }
+
+  override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
+    if (this.fd === undefined) return cb(err);
+    fsClose(this.fd, (closeErr) => cb(err ?? closeErr));
+    this.fd = undefined;
+  }
+}
 
 /**
  * Streams the request body into `path` (never held in memory) and returns its size.
@@ -55,19 +134,10 @@ const WRITE_BUFFER = 1024 * 1024;
  * a new file is written and removed again on any failure.
  */
 export async function streamBodyToFile(req: IncomingMessage, path: string, opts: { maxBytes?: number; offset?: number } = {}): Promise<number> {
-  let size = 0;
   const { maxBytes, offset } = opts;
-  const counter = new Transform({
-    highWaterMark: WRITE_BUFFER,
-    transform(chunk: Buffer, _enc, cb) {
-      size += chunk.length;
-      if (maxBytes !== undefined && size > maxBytes) cb(badRequest(`body is longer than the ${maxBytes} bytes expected`));
-      else cb(null, chunk);
-    },
-  });
-  const out = createWriteStream(path, { highWaterMark: WRITE_BUFFER, ...(offset === undefined ? {} : { flags: 'r+', start: offset }) });
+  const out = new FileSink(path, offset === undefined ? 'w' : 'r+', offset ?? 0, maxBytes);
   try {
-    await pipeline(req, counter, out);
+    await pipeline(req, out);
   } catch (err) {
     if (offset === undefined) await rm(path, { force: true });
     if (err instanceof HttpError) {
@@ -76,5 +146,5 @@ export async function streamBodyToFile(req: IncomingMessage, path: string, opts:
     }
     throw new HttpError(400, `upload interrupted: ${(err as Error).message}`);
   }
-  return size;
+  return out.size;
 }

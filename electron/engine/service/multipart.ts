@@ -117,7 +117,7 @@ export interface MultipartProgress {
 }
 
 export interface MultipartOptions extends CallOptions {
-  /** Parts sent at once. Default 4. Memory stays bounded by this times one read chunk (64 KiB), well under part_size. */
+  /** Parts sent at once. Default 4. Memory stays bounded by this times a few 1 MiB read chunks (reused), well under part_size. */
   concurrency?: number;
   onProgress?: (p: MultipartProgress) => void;
   resume?: ResumeState;
