@@ -5,8 +5,8 @@ import { openLocalStore } from '../local.js';
 import { printJson, table, when } from '../output.js';
 
 export const STATUS_HELP = `docsync status [--json]
-  Files per state, hot folders and the runs still being followed (from the local store; current
-  transfers are shown by the host that runs the engine).`;
+  Files per state, uploads in progress (bytes of the parts recorded so far), hot folders and the
+  runs still being followed; read from the local store, so it works beside a running serve or app.`;
 export const FILES_HELP = `docsync files [--state S] [--json]
   Files seen, newest last. S: ${FILE_STATES.join(', ')}.`;
 export const RUNS_HELP = `docsync runs [--json]
@@ -24,8 +24,13 @@ export function statusCommand(argv: string[]): void {
     const counts = store.files.countByState();
     const activeRuns = store.runs.activeRuns();
     const folders = store.folders.list().length;
-    if (args.booleans.has('json')) return printJson({ counts, folders, activeRuns });
+    const transfers = store.browse.uploads();
+    if (args.booleans.has('json')) return printJson({ counts, transfers, folders, activeRuns });
     console.log(table(['STATE', 'FILES'], FILE_STATES.map((s) => [s, counts[s]])));
+    if (transfers.length) {
+      console.log(`uploading: ${transfers.length}`);
+      console.log(table(['FILE', 'SENT', 'SIZE', '%', 'PATH'], transfers.map((t) => [t.fileId, t.sent, t.total, t.total ? Math.floor((100 * t.sent) / t.total) : 100, t.path])));
+    }
     console.log(`hot folders: ${folders}`);
     if (activeRuns.length === 0) return console.log('active runs: none');
     console.log(`active runs: ${activeRuns.length}`);

@@ -70,6 +70,11 @@ export function browseQueries(db: Db) {
     `SELECT b.folder_id, r.id AS run_id, r.service_run_id, r.created_ms, r.status, count(rf.id) AS files
        FROM runs r JOIN result_files rf ON rf.run_id = r.id LEFT JOIN batches b ON b.id = r.batch_id
       GROUP BY r.id ORDER BY r.id DESC`);
+  const uploading = db.prepare<[], { id: number; path: string; size: number; sent: number | null }>(
+    `SELECT f.id, f.path, f.size,
+            (SELECT sum(p.size) FROM multipart_sessions s JOIN uploaded_parts p ON p.session_ref = s.id
+              WHERE s.file_id = f.id AND s.completed_ms IS NULL AND s.aborted_ms IS NULL) AS sent
+       FROM files f WHERE f.state = 'uploading' ORDER BY f.id`);
   const docRun = db.prepare<[number], { run_id: number }>(
     'SELECT rf.run_id FROM documents d JOIN result_files rf ON rf.id = d.result_file_id WHERE d.id = ?');
   const reviewWaiting = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM runs WHERE review_waiting = 1 AND deleted_ms IS NULL');
@@ -121,6 +126,12 @@ export function browseQueries(db: Db) {
       return tree.all().map((r) => ({ folderId: r.folder_id, runId: r.run_id, serviceRunId: r.service_run_id, createdMs: r.created_ms, status: r.status, files: r.files }));
     },
     reviewWaiting: (): number => reviewWaiting.get()!.n,
+    /**
+     * Uploads in progress as the store knows them, for hosts that do not run the engine (the
+     * `status` command): bytes of the multipart parts recorded so far (0 for a single PUT).
+     */
+    uploads: (): { fileId: number; path: string; sent: number; total: number }[] =>
+      uploading.all().map((r) => ({ fileId: r.id, path: r.path, sent: r.sent ?? 0, total: r.size })),
     /** The run a stored document belongs to. */
     runOfDocument: (documentId: number): number | undefined => docRun.get(documentId)?.run_id,
     emptyCounts,
