@@ -63,7 +63,8 @@ class ActivityState {
       }),
       bridge.on('progress', (list) => this.setTransfers(list)),
     ];
-    void bridge.call('status.get', {}).then((s) => this.setTransfers(s.transfers), () => {});
+    // The app already asks for the status (counting 100,000 rows is not free): take its transfers.
+    if (app.status) this.setTransfers(app.status.transfers);
     this.refresh();
     return () => {
       for (const off of offs) off();

@@ -31,14 +31,23 @@ class AppState {
 
   private nextId = 1;
   private started = false;
+  /** Counts connection news from events: a call's answer must not undo news that came in while it ran. */
+  private connSeq = 0;
 
   /** Subscribes to the engine's events and loads the first state. Returns the unsubscriber. */
   start(): () => void {
     if (this.started) return () => {};
     this.started = true;
     const offs = [
-      bridge.on('app', (info) => this.setInfo(info)),
-      bridge.on('connection', (c) => (this.connection = c)),
+      bridge.on('app', (info) => {
+        this.connSeq++;
+        this.info = info;
+        this.connection = info.connection;
+      }),
+      bridge.on('connection', (c) => {
+        this.connSeq++;
+        this.connection = c;
+      }),
       bridge.on('status', (s) => (this.status = s)),
       bridge.on('notice', (n) => this.notify(n.level, n.msg, n.atMs)),
     ];
@@ -51,8 +60,7 @@ class AppState {
 
   async load(): Promise<void> {
     try {
-      const [info, status] = await Promise.all([bridge.call('app.info', {}), bridge.call('status.get', {})]);
-      this.setInfo(info);
+      const [, status] = await Promise.all([this.callInfo(() => bridge.call('app.info', {})), bridge.call('status.get', {})]);
       this.status = status;
       this.loadError = null;
     } catch (e) {
@@ -60,9 +68,16 @@ class AppState {
     }
   }
 
-  setInfo(info: AppInfo): void {
+  /**
+   * Runs a request answering AppInfo (app.info, sign-in, sign-out, sandbox) and takes its answer. Its
+   * connection state is a snapshot from when it was made: a `connection` event that arrived meanwhile is newer.
+   */
+  async callInfo(request: () => Promise<AppInfo>): Promise<AppInfo> {
+    const seq = this.connSeq;
+    const info = await request();
     this.info = info;
-    this.connection = info.connection;
+    if (this.connSeq === seq) this.connection = info.connection;
+    return info;
   }
 
   async togglePause(): Promise<void> {
@@ -82,7 +97,7 @@ class AppState {
     if (this.sandboxStarting) return false;
     this.sandboxStarting = true;
     try {
-      this.setInfo(await bridge.call('connection.trySandbox', {}));
+      await this.callInfo(() => bridge.call('connection.trySandbox', {}));
       this.notify('info', 'Signed in to the built-in sandbox. Add a hot folder or drop files anywhere to try it.');
       return true;
     } catch (e) {
