@@ -87,6 +87,32 @@ describe('docsync serve', () => {
     expect(done.stdout).not.toContain('engine running');
   });
 
+  it('a hot folder added by another docsync command is picked up by the running serve, and removed again', async () => {
+    const cli = await env({ url: sb.url, token: 'admin-token' });
+    const { child, exit } = cli.spawn(['serve', '--no-ui']);
+    try {
+      await lineMatching(child, /^engine running$/);
+      const inbox = cli.dir('late');
+      await mkdir(inbox);
+      const added = await cli.run(['folders', 'add', inbox, '--deployment', 'sandbox-invoices', '--stability', '150', '--quiet', '300', '--rescan', '1000']);
+      expect(added.code, added.stderr).toBe(0);
+      await writeFile(join(inbox, 'late-8.pdf'), await invoicePdf({ invoiceNumber: 'INV-8', invoiceDate: 'May 1, 2026', dueDate: 'May 31, 2026', total: '$8.00', vendor: 'Eight Ltd' }));
+      await lineMatching(child, /^done\s+.*late-8\.pdf$/, 30_000);
+      expect((await cli.run(['folders', 'remove', inbox])).code).toBe(0);
+      // Removed: within the sync period the watcher stops, and a new file is left alone.
+      await new Promise((r) => setTimeout(r, 4000));
+      await writeFile(join(inbox, 'after.pdf'), await invoicePdf({ invoiceNumber: 'INV-80', invoiceDate: 'May 1, 2026', dueDate: 'May 31, 2026', total: '$8.00', vendor: 'Eight Ltd' }));
+      await new Promise((r) => setTimeout(r, 2000));
+      child.kill('SIGTERM');
+      const done = await exit;
+      expect(done.code).toBe(0);
+      expect(done.stdout).not.toContain('after.pdf');
+      expect(done.stdout).not.toContain('ui listening');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it('serve --port must be a port number', async () => {
     const cli = await env({ url: sb.url, token: 'admin-token' });
     expectOneLineError(await cli.run(['serve', '--port', '70000']), /--port must be at most 65535/, 2);
