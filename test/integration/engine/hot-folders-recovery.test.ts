@@ -11,6 +11,7 @@ import { parseFaultSpec } from '../../../sandbox/index.js';
 import { engineEnv, FAST_FOLDER, type EngineEnv } from '../../helpers/engine.js';
 import { invoiceText } from '../../helpers/pdf-fixtures.js';
 import { caller } from '../../helpers/sandbox.js';
+import { waitUntil } from '../../helpers/wait.js';
 
 let env: EngineEnv | undefined;
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -24,13 +25,6 @@ const invoice = (n: number, total = `${n}.50`): string =>
   invoiceText({ invoiceNumber: `INV-${n}`, invoiceDate: '2026-03-01', dueDate: '2026-03-31', total, vendor: `Vendor ${n}` });
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 
-async function waitUntil(fn: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > end) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('restart: "a full rescan on start ... catches files added while the app was closed"', () => {
   it('files added while the engine was stopped are found by the first scan of a new engine on the same store; done files are not processed again', async () => {

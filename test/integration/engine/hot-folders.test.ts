@@ -8,6 +8,7 @@ import { SINGLE_PUT_MAX } from '../../../electron/engine/pipeline/uploader.js';
 import type { FileRow, MultipartSession } from '../../../electron/engine/store/index.js';
 import { engineEnv, FAST_FOLDER, type EngineEnv } from '../../helpers/engine.js';
 import { corruptPdf, invoicePdf, invoiceText } from '../../helpers/pdf-fixtures.js';
+import { waitUntil } from '../../helpers/wait.js';
 
 let env: EngineEnv | undefined;
 afterEach(async () => {
@@ -18,13 +19,6 @@ afterEach(async () => {
 const invoice = (n: number, total = `${n}.50`): string =>
   invoiceText({ invoiceNumber: `INV-${n}`, invoiceDate: '2026-03-01', dueDate: '2026-03-31', total, vendor: `Vendor ${n}` });
 
-async function waitUntil(fn: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** A started engine watching a fresh inbox with the given settings (FAST_FOLDER underneath). */

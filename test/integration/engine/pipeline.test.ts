@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { engineEnv, FAST_FOLDER, type EngineEnv } from '../../helpers/engine.js';
 import { invoicePdf, corruptPdf } from '../../helpers/pdf-fixtures.js';
+import { waitUntil } from '../../helpers/wait.js';
 
 let env: EngineEnv | undefined;
 afterEach(async () => {
@@ -77,10 +78,3 @@ describe('hot folder to results', () => {
   });
 });
 
-async function waitUntil(fn: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > end) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
