@@ -51,6 +51,7 @@ export const REQUEST_CHECKS = {
   'folders.add': obj({ settings: unknown }),
   'folders.update': obj({ id, settings: unknown }),
   'folders.remove': obj({ id }),
+  'folders.setEnabled': obj({ id, enabled: bool }),
   'folders.pick': none,
   'runs.page': obj({ offset: int(0), limit: int(1, 1000) }),
   'results.tree': none,
@@ -61,6 +62,8 @@ export const REQUEST_CHECKS = {
   'upload.paths': obj({ paths: arrayOf(str({ min: 1, max: 4096 }), 10_000), target }),
   'upload.stage': obj({ dropId: str({ min: 8, max: 64 }), relPath: str({ min: 1, max: 1024 }), bytes: bytes(MAX_STAGED_BYTES) }),
   'upload.staged': obj({ dropId: str({ min: 8, max: 64 }), target }),
+  /** A drop stopped (or failed) halfway: its staged files are deleted. */
+  'upload.discard': obj({ dropId: str({ min: 8, max: 64 }) }),
 } satisfies Record<string, Check<unknown>>;
 
 export type RequestChannel = keyof typeof REQUEST_CHECKS;
@@ -87,6 +90,7 @@ export interface Results {
   'folders.add': FolderView;
   'folders.update': FolderView;
   'folders.remove': { removed: true };
+  'folders.setEnabled': FolderView;
   'folders.pick': { path: string | null };
   'runs.page': Page<RunView>;
   'results.tree': ResultTreeFolder[];
@@ -97,6 +101,7 @@ export interface Results {
   'upload.paths': FileView[];
   'upload.stage': { staged: number };
   'upload.staged': FileView[];
+  'upload.discard': { discarded: true };
 }
 
 export const REQUEST_CHANNELS = Object.keys(REQUEST_CHECKS) as RequestChannel[];

@@ -1,5 +1,5 @@
 /** The handler table: one function per request channel of shared/ui/contract.ts, over AppCore. */
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Handlers } from '../../../shared/ui/contract.js';
 import type { FolderView, ResultTreeFolder } from '../../../shared/ui/views.js';
@@ -201,6 +201,13 @@ export function createHandlers(core: AppCore): Handlers {
       await foldersChanged();
       return { removed: true };
     },
+    'folders.setEnabled': async ({ id, enabled }) => {
+      if (!core.store.folders.update(id, { enabled })) throw new Error(`no hot folder with id ${id}`);
+      // The engine starts or stops the folder's watcher; files already queued carry on.
+      await core.engine?.syncFolders();
+      await foldersChanged();
+      return (await folderViews()).find((f) => f.id === id) as FolderView;
+    },
     'folders.pick': async () => ({ path: core.hooks.pickFolder ? await core.hooks.pickFolder() : null }),
 
     'runs.page': async ({ offset, limit }) => {
@@ -263,6 +270,10 @@ export function createHandlers(core: AppCore): Handlers {
       await writeFile(tmp, bytes);
       await rename(tmp, dest);
       return { staged: bytes.byteLength };
+    },
+    'upload.discard': async ({ dropId }) => {
+      await rm(stageRoot(dropId), { recursive: true, force: true });
+      return { discarded: true };
     },
     'upload.staged': async ({ dropId, target }) => {
       const root = stageRoot(dropId);

@@ -201,6 +201,10 @@ describe('the sandbox in one click, a hot folder, results offline', () => {
     expect(new Set(files.map((f) => f.batchId)).size).toBe(1);
     await waitUntil(async () => (await e.call('status.get', {})).counts.done === 2, 'both done');
     expect((await e.call('search', { query: 'INV-3' })).length).toBeGreaterThan(0);
+    // A drop stopped halfway is discarded; nothing of it stays.
+    await e.call('upload.stage', { dropId: 'dddddddddddd', relPath: 'half.pdf', bytes: new Uint8Array([1, 2]) });
+    expect(await e.call('upload.discard', { dropId: 'dddddddddddd' })).toEqual({ discarded: true });
+    await expect(e.call('upload.staged', { dropId: 'dddddddddddd', target })).rejects.toThrow(/nothing was staged/);
     // The staged originals stay in the data home (they are what the results' viewer shows).
     expect(await readFile(join(e.home, 'dropped', dropId, 'scans', 'inv-2.pdf'))).toEqual(await invoice(2).then((b) => b));
   });
@@ -236,6 +240,15 @@ describe('the sandbox in one click, a hot folder, results offline', () => {
     await writeFile(join(inbox, 'inv-4.pdf'), await invoice(4));
     await waitUntil(async () => (await e.call('status.get', {})).counts.done === 1, 'pdf taken after the update');
     await expect(e.call('folders.update', { id: f.id, settings: { ...f.settings, path: join(e.root, 'elsewhere') } })).rejects.toThrow(/path cannot change/);
+    // Stop watching: a new file is left alone; watching again takes it (the rescan on start finds it).
+    const off = await e.call('folders.setEnabled', { id: f.id, enabled: false });
+    expect(off.enabled).toBe(false);
+    await writeFile(join(inbox, 'inv-5.pdf'), await invoice(5));
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await e.call('files.page', { offset: 0, limit: 10, name: 'inv-5' })).total).toBe(0);
+    expect((await e.call('folders.setEnabled', { id: f.id, enabled: true })).enabled).toBe(true);
+    await waitUntil(async () => (await e.call('status.get', {})).counts.done === 2, 'inv-5 taken once watched again');
+    await expect(e.call('folders.setEnabled', { id: 9999, enabled: true })).rejects.toThrow(/no hot folder with id 9999/);
     expect(await e.call('folders.remove', { id: f.id })).toEqual({ removed: true });
     expect(await e.call('folders.list', {})).toEqual([]);
     await expect(e.call('folders.remove', { id: f.id })).rejects.toThrow(/no hot folder/);

@@ -88,18 +88,26 @@ class DropState {
     const dropId = newDropId();
     const s: Staging = { done: 0, total: files.length, sentBytes: 0, totalBytes: files.reduce((n, f) => n + f.file.size, 0), current: '' };
     this.staging = { ...s };
-    for (const f of files) {
-      if (this.stop) {
-        this.pending = null;
-        app.notify('info', 'Upload stopped; nothing was queued.');
-        return null;
+    // Whatever was handed over of a drop that is stopped or fails halfway is deleted again.
+    const discard = (): Promise<unknown> => bridge.call('upload.discard', { dropId }).catch(() => undefined);
+    try {
+      for (const f of files) {
+        if (this.stop) {
+          await discard();
+          this.pending = null;
+          app.notify('info', 'Upload stopped; nothing was queued.');
+          return null;
+        }
+        this.staging = { ...s, current: f.relPath };
+        const bytes = new Uint8Array(await f.file.arrayBuffer());
+        await bridge.call('upload.stage', { dropId, relPath: f.relPath, bytes });
+        s.done++;
+        s.sentBytes += f.file.size;
+        this.staging = { ...s, current: f.relPath };
       }
-      this.staging = { ...s, current: f.relPath };
-      const bytes = new Uint8Array(await f.file.arrayBuffer());
-      await bridge.call('upload.stage', { dropId, relPath: f.relPath, bytes });
-      s.done++;
-      s.sentBytes += f.file.size;
-      this.staging = { ...s, current: f.relPath };
+    } catch (e) {
+      await discard();
+      throw e;
     }
     return bridge.call('upload.staged', { dropId, target });
   }
