@@ -56,7 +56,17 @@ function httpBridge(): Bridge {
   };
 }
 
-export const bridge: Bridge = window.docsync ? electronBridge(window.docsync) : httpBridge();
+// Read once; `window` is missing where the stores run under unit tests (Node), which then set their own bridge.
+const preload: PreloadApi | undefined = typeof window === 'undefined' ? undefined : window.docsync;
+
+// A live binding (importers see a replacement): only useBridge() reassigns it.
+export let bridge: Bridge = preload ? electronBridge(preload) : httpBridge();
+
+/** Tests only: serve the stores from another Bridge (an in-process engine) instead of the page's transport. */
+export function useBridge(b: Bridge): void {
+  bridge = b;
+}
+
 /** Electron only: the local path of a dropped File; null in a browser (the file's bytes are staged instead). */
-export const pathForFile = (f: File): string | null => (window.docsync ? window.docsync.pathForFile(f) || null : null);
-export const isElectron = window.docsync !== undefined;
+export const pathForFile = (f: File): string | null => (preload ? preload.pathForFile(f) || null : null);
+export const isElectron = preload !== undefined;

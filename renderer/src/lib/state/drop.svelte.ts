@@ -105,11 +105,12 @@ class DropState {
         s.sentBytes += f.file.size;
         this.staging = { ...s, current: f.relPath };
       }
+      // Refused (signed out, say): the staged copies are of no use to a later try, which stages anew.
+      return await bridge.call('upload.staged', { dropId, target });
     } catch (e) {
       await discard();
       throw e;
     }
-    return bridge.call('upload.staged', { dropId, target });
   }
 }
 

@@ -87,9 +87,11 @@ class ResultsState {
 
   async loadTree(): Promise<void> {
     try {
+      // An empty tree (the screen opened before any results) is no look yet: the first results get one.
+      const firstLook = !this.treeLoaded || this.tree.length === 0;
       this.tree = await bridge.call('results.tree', {});
       this.treeError = null;
-      if (!this.treeLoaded) {
+      if (firstLook) {
         // First look: the first folder open, and the way down to what another screen opened.
         const first = this.tree[0];
         if (first) this.expanded = new Set([...this.expanded, folderKey(first.folderId)]);
