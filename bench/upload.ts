@@ -1,5 +1,5 @@
 // Upload benchmark (issue 3): the client against curl, same sandbox, same run, as ratios.
-//   npm run bench:upload [-- --size-mb 1024 --small 2000 --rounds 3]
+//   npm run bench:upload [-- --size-mb 1024 --small 2000 --rounds 5]
 // 1) one large file: client multipart (default settings) vs `curl -T` as one PUT;
 //    reports both throughputs, the ratio and the client's peak RSS.
 // 2) many small files: client (default concurrency) vs `xargs -P 8 curl`, as a ratio.
@@ -29,7 +29,7 @@ try {
   // upload to disk) and the previous upload's file already deleted. Keeping the first one's file
   // until the second had run made the second measurably slower (on the project's VM, new page-cache
   // pages cost more than the ones a deletion just freed), so the order also alternates per round.
-  const rounds = arg('rounds', 3);
+  const rounds = arg('rounds', 5);
   const curlMs: number[] = [];
   const clientMs: number[] = [];
   let clientCpuMs = 0;
