@@ -13,6 +13,7 @@ import { KeychainUnavailableError, MemoryStore } from '../config/credentials.js'
 import { Engine } from '../engine.js';
 import { isServiceError, ServiceClient } from '../service/index.js';
 import { openStore, STORE_FILE, type Store } from '../store/index.js';
+import { stateCounter } from '../store/state-counts.js';
 import { createHandlers } from './handlers.js';
 import type { HostHooks, SandboxHandle } from './host-hooks.js';
 import { fileView, runView } from './views.js';
@@ -45,6 +46,8 @@ export class AppCore {
   #state: ConnectionState = { kind: 'none' };
   #keychainProblem: string | null = null;
   #statusTimer: NodeJS.Timeout | undefined;
+  /** Files per state, kept from the store's event log instead of counted on every status. */
+  #stateCounts: (() => StatusView['counts']) | undefined;
   /** Last status announced per run: a run's final status is reported more than once. */
   readonly #announced = new Map<number, string>();
   #stopped = false;
@@ -80,6 +83,7 @@ export class AppCore {
    */
   async start(o: { connection?: Connection | null; sandboxWhenNone?: boolean } = {}): Promise<void> {
     this.#store = openStore(join(this.hooks.home, STORE_FILE));
+    this.#stateCounts = undefined;
     let conn = o.connection ?? null;
     if (o.connection === undefined) {
       try {
@@ -197,7 +201,7 @@ export class AppCore {
   status(): StatusView {
     const e = this.engine;
     return {
-      counts: this.#store ? this.store.files.countByState() : (Object.fromEntries(FILE_STATES.map((k) => [k, 0])) as StatusView['counts']),
+      counts: this.#store ? (this.#stateCounts ??= stateCounter(this.store.db))() : (Object.fromEntries(FILE_STATES.map((k) => [k, 0])) as StatusView['counts']),
       transfers: this.#session ? [...this.#session.transfers.values()] : [],
       paused: e ? e.status().paused : false,
       activeRuns: this.#store ? this.store.runs.activeRuns().length : 0,
