@@ -1,7 +1,9 @@
 /**
  * Rows of a long server-side list, kept by page (Activity's queue). Pages are fetched when they come
  * into view, kept while recently used, and marked stale (still shown) when the engine says something
- * changed, so the view refetches them without flashing empty rows. Pure: the caller does the fetching.
+ * changed, so the view refetches them without flashing empty rows. A refetched row equal to the
+ * cached one keeps the cached object, so views comparing by identity redo nothing. Pure: the caller
+ * does the fetching.
  */
 
 export interface Ticket {
@@ -61,18 +63,29 @@ export class PageCache<T extends { id: number }> {
     return t;
   }
 
-  /** Stores an answer; false when it was dropped (an older filter, or older than what is stored). `keep` pages are never evicted. */
-  settle(t: Ticket, rows: T[], keep: number[] = []): boolean {
+  /**
+   * Stores an answer: 'dropped' when it is for an older filter or older than what is stored,
+   * 'unchanged' when every row equals the cached one. `keep` pages are never evicted.
+   */
+  settle(t: Ticket, rows: T[], keep: number[] = []): 'dropped' | 'unchanged' | 'changed' {
     if (this.inflight.get(t.page) === t) this.inflight.delete(t.page);
-    if (t.generation !== this.generation) return false;
-    if ((this.asked.get(t.page) ?? -1) > t.epoch) return false;
+    if (t.generation !== this.generation) return 'dropped';
+    if ((this.asked.get(t.page) ?? -1) > t.epoch) return 'dropped';
     this.asked.set(t.page, t.epoch);
+    const old = this.pages.get(t.page);
+    let same = old !== undefined && old.length === rows.length;
+    const next = rows.map((r, k) => {
+      const o = old?.[k];
+      if (o !== undefined && shallowEqual(o, r)) return o;
+      same = false;
+      return r;
+    });
     this.pages.delete(t.page);
-    this.pages.set(t.page, rows);
+    this.pages.set(t.page, next);
     if (t.epoch === this.epoch) this.stale.delete(t.page);
     else this.stale.add(t.page);
     this.evict(keep);
-    return true;
+    return same ? 'unchanged' : 'changed';
   }
 
   /** A request failed: it may be asked again. */
@@ -96,14 +109,14 @@ export class PageCache<T extends { id: number }> {
     this.asked.clear();
   }
 
-  /** Replaces the cached copy of a row (same id) in place; true when one was found. */
-  patch(row: T): boolean {
-    let found = false;
-    for (const rows of this.pages.values()) {
+  /** Replaces the cached copy of a row (same id) in place; returns the pages where it was found. */
+  patch(row: T): number[] {
+    const found: number[] = [];
+    for (const [page, rows] of this.pages) {
       const i = rows.findIndex((r) => r.id === row.id);
       if (i >= 0) {
         rows[i] = row;
-        found = true;
+        found.push(page);
       }
     }
     return found;
@@ -118,4 +131,11 @@ export class PageCache<T extends { id: number }> {
       this.asked.delete(p);
     }
   }
+}
+
+/** Same own keys with identical values (rows are flat records of primitives). */
+function shallowEqual(a: object, b: object): boolean {
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => Object.is((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }

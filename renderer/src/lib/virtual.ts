@@ -85,3 +85,38 @@ export function scrollToShow(i: number, scrollTop: number, viewport: number, row
   if (bottom > scrollTop + viewport) return Math.max(0, bottom - viewport);
   return scrollTop;
 }
+
+/**
+ * Which row each rendered element shows, for rows [start, end): element k keeps the row it showed
+ * (`prev[k]`) while that row is still in the window, and the rows coming into view take the places
+ * of those that left. A scroll then changes the text of a few elements instead of creating new ones.
+ * Returns `prev` itself when nothing changed.
+ */
+export function recycle(prev: readonly number[], start: number, end: number): number[] {
+  const n = Math.max(0, end - start);
+  const out = new Array<number>(n).fill(-1);
+  const placed = new Uint8Array(n);
+  for (let k = 0; k < Math.min(n, prev.length); k++) {
+    const i = prev[k] as number;
+    if (i >= start && i < end && !placed[i - start]) {
+      out[k] = i;
+      placed[i - start] = 1;
+    }
+  }
+  let next = 0;
+  for (let k = 0; k < n; k++) {
+    if (out[k] !== -1) continue;
+    while (placed[next]) next++;
+    out[k] = start + next;
+    placed[next] = 1;
+  }
+  return sameRows(prev, out) ? (prev as number[]) : out;
+}
+
+/** Rows [start, end) in order (the element order once scrolling stops); `prev` itself when it already is. */
+export function inOrder(prev: readonly number[], start: number, end: number): number[] {
+  const out = Array.from({ length: Math.max(0, end - start) }, (_, k) => start + k);
+  return sameRows(prev, out) ? (prev as number[]) : out;
+}
+
+const sameRows = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((x, k) => x === b[k]);

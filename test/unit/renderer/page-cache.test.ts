@@ -12,7 +12,7 @@ describe('PageCache', () => {
     const t0 = c.begin(0);
     c.begin(1);
     expect(c.wanted([0, 1])).toEqual([]);
-    expect(c.settle(t0, rows(0))).toBe(true);
+    expect(c.settle(t0, rows(0))).toBe('changed');
     expect(c.row(7)).toEqual({ id: 7, tag: '' });
     expect(c.row(17)).toBeUndefined();
   });
@@ -26,8 +26,8 @@ describe('PageCache', () => {
     // The request begun before the change is not enough: ask again.
     expect(c.wanted([0])).toEqual([0]);
     const fresh = c.begin(0);
-    expect(c.settle(fresh, rows(0, 'v3'))).toBe(true);
-    expect(c.settle(old, rows(0, 'v2'))).toBe(false);
+    expect(c.settle(fresh, rows(0, 'v3'))).toBe('changed');
+    expect(c.settle(old, rows(0, 'v2'))).toBe('dropped');
     expect(c.row(3)?.tag).toBe('v3');
     expect(c.wanted([0])).toEqual([]);
   });
@@ -36,7 +36,7 @@ describe('PageCache', () => {
     const c = new PageCache<{ id: number; tag: string }>(10, 5);
     const t = c.begin(0);
     c.invalidate();
-    expect(c.settle(t, rows(0, 'old'))).toBe(true);
+    expect(c.settle(t, rows(0, 'old'))).toBe('changed');
     expect(c.wanted([0])).toEqual([0]);
   });
 
@@ -44,7 +44,7 @@ describe('PageCache', () => {
     const c = new PageCache<{ id: number; tag: string }>(10, 5);
     const t = c.begin(0);
     c.reset();
-    expect(c.settle(t, rows(0))).toBe(false);
+    expect(c.settle(t, rows(0))).toBe('dropped');
     expect(c.row(0)).toBeUndefined();
     expect(c.wanted([0])).toEqual([0]);
   });
@@ -60,11 +60,29 @@ describe('PageCache', () => {
     expect(c.size).toBe(3);
   });
 
-  it('patches a row in place by id', () => {
+  it('patches a row in place by id and says on which pages', () => {
     const c = new PageCache<{ id: number; tag: string }>(10, 5);
     c.settle(c.begin(1), rows(1));
-    expect(c.patch({ id: 14, tag: 'failed' })).toBe(true);
+    expect(c.patch({ id: 14, tag: 'failed' })).toEqual([1]);
     expect(c.row(14)?.tag).toBe('failed');
-    expect(c.patch({ id: 99, tag: 'x' })).toBe(false);
+    expect(c.patch({ id: 99, tag: 'x' })).toEqual([]);
+  });
+
+  it('a refetch keeps the cached objects of rows that did not change, and says whether any did', () => {
+    const c = new PageCache<{ id: number; tag: string }>(10, 5);
+    c.settle(c.begin(0), rows(0, 'v1'));
+    const before = c.row(3);
+    c.invalidate();
+    expect(c.settle(c.begin(0), rows(0, 'v1'))).toBe('unchanged');
+    expect(c.row(3)).toBe(before);
+    c.invalidate();
+    const next = rows(0, 'v1');
+    next[5] = { id: 5, tag: 'v2' };
+    expect(c.settle(c.begin(0), next)).toBe('changed');
+    expect(c.row(3)).toBe(before);
+    expect(c.row(5)).toEqual({ id: 5, tag: 'v2' });
+    // Fewer rows (files gone from a filter) is a change too.
+    c.invalidate();
+    expect(c.settle(c.begin(0), rows(0, 'v1').slice(0, 9))).toBe('changed');
   });
 });

@@ -1,7 +1,7 @@
 // Windowing of Activity's list (renderer/src/lib/virtual.ts): which rows are in the DOM for a scroll
 // position, with and without one opened (taller) row, and which pages hold them.
 import { describe, expect, it } from 'vitest';
-import { indexAt, pagesFor, rowHeightAt, rowTop, scrollToShow, windowFor } from '../../../renderer/src/lib/virtual.js';
+import { indexAt, inOrder, pagesFor, recycle, rowHeightAt, rowTop, scrollToShow, windowFor } from '../../../renderer/src/lib/virtual.js';
 
 const base = { rowHeight: 36, viewport: 360, overscan: 5 };
 
@@ -64,5 +64,47 @@ describe('pagesFor', () => {
     expect(pagesFor(195, 215, 200)).toEqual([0, 1]);
     expect(pagesFor(400, 400, 200)).toEqual([]);
     expect(pagesFor(99_985, 100_000, 200)).toEqual([499]);
+  });
+});
+
+describe('recycle', () => {
+  const range = (a: number, b: number): number[] => Array.from({ length: b - a }, (_, k) => a + k);
+
+  it('keeps every row still in view in its element; rows coming in take the places of those gone', () => {
+    const first = recycle([], 0, 10);
+    expect(first).toEqual(range(0, 10));
+    const next = recycle(first, 3, 13);
+    // Elements 0-2 showed rows 0-2, now gone: they show 10-12; the others keep theirs.
+    expect(next).toEqual([10, 11, 12, 3, 4, 5, 6, 7, 8, 9]);
+    expect([...next].sort((a, b) => a - b)).toEqual(range(3, 13));
+    expect(recycle(next, 3, 13)).toBe(next);
+  });
+
+  it('a far jump replaces every row in order; a smaller window drops elements from the end', () => {
+    expect(recycle([10, 11, 12, 3, 4, 5], 500, 506)).toEqual(range(500, 506));
+    // Rows 5-7 stay; row 9 was in the last element, which goes: it moves to a free one.
+    expect(recycle([0, 1, 5, 6, 7, 9], 5, 10)).toEqual([8, 9, 5, 6, 7]);
+    expect(recycle([1, 2, 3], 0, 0)).toEqual([]);
+  });
+
+  it('changes as few elements as a scroll needs, over a long scroll', () => {
+    let slots = recycle([], 0, 41);
+    for (let start = 25; start < 2000; start += 25) {
+      const next = recycle(slots, start, start + 41);
+      const changed = next.filter((x, k) => x !== slots[k]).length;
+      expect(changed).toBe(25);
+      expect(new Set(next).size).toBe(41);
+      expect(Math.min(...next)).toBe(start);
+      slots = next;
+    }
+  });
+});
+
+describe('inOrder', () => {
+  it('lists the rows in order, and returns the same array when they already are', () => {
+    const rows = [10, 11, 12, 3, 4, 5, 6, 7, 8, 9];
+    const sorted = inOrder(rows, 3, 13);
+    expect(sorted).toEqual([3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(inOrder(sorted, 3, 13)).toBe(sorted);
   });
 });

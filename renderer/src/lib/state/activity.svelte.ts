@@ -3,6 +3,7 @@
  * through `files.page` and cached (lib/page-cache.ts), refetched when `file` or `status` events say
  * something changed. Also the upload progress, the selected and opened row, and the row actions.
  */
+import { SvelteMap } from 'svelte/reactivity';
 import type { FileState } from '../../../../shared/file-states.js';
 import type { FileHistoryEntry, FileView, Transfer } from '../../../../shared/ui/views.js';
 import { bridge } from '../bridge.js';
@@ -13,6 +14,8 @@ import { app, message } from './app.svelte.js';
 export const PAGE_SIZE = 200;
 /** 30 pages of 200: the rows around the view and where the person came from, not the whole queue. */
 const MAX_PAGES = 30;
+/** Rows fetched beyond each end of the view, so rows scrolled into view are there already. */
+const PREFETCH_ROWS = 200;
 /** Events come in bursts while a batch moves: refetch once they settle, and at least this often while they don't. */
 const REFRESH_QUIET_MS = 250;
 const REFRESH_MAX_WAIT_MS = 1000;
@@ -32,8 +35,6 @@ class ActivityState {
   total = $state(0);
   loaded = $state(false);
   error = $state<string | null>(null);
-  /** Bumped whenever cached rows change, so views reading row() update. */
-  version = $state(0);
   /** Bumped when the filter changes: the view scrolls back to the top. */
   resets = $state(0);
   transfers = $state.raw(new Map<number, Transfer>());
@@ -47,6 +48,8 @@ class ActivityState {
   busy = $state.raw(new Set<number>());
 
   private cache = new PageCache<FileView>(PAGE_SIZE, MAX_PAGES);
+  /** Bumped per page when its cached rows change: a row shown re-reads only when its own page changed. */
+  private pageVersion = new SvelteMap<number, number>();
   private range = { start: 0, end: 0 };
   private quietTimer: ReturnType<typeof setTimeout> | undefined;
   private maxTimer: ReturnType<typeof setTimeout> | undefined;
@@ -77,7 +80,8 @@ class ActivityState {
 
   /** The row at index `i`, when its page has arrived. */
   row(i: number): FileView | undefined {
-    void this.version;
+    void this.resets;
+    this.pageVersion.get(Math.floor(i / PAGE_SIZE));
     return this.cache.row(i);
   }
 
@@ -95,7 +99,8 @@ class ActivityState {
     this.opened = null;
     this.range = { start: 0, end: Math.max(1, this.range.end - this.range.start) };
     this.resets++;
-    this.version++;
+    // Every row re-reads through `resets`; the versions start again for the new filter.
+    this.pageVersion.clear();
     this.fetchVisible();
   }
 
@@ -179,8 +184,12 @@ class ActivityState {
     this.history = new Map(this.history).set(id, entry);
   }
 
+  private changed(page: number): void {
+    this.pageVersion.set(page, (this.pageVersion.get(page) ?? 0) + 1);
+  }
+
   private onFile(f: FileView): void {
-    if (this.cache.patch(f)) this.version++;
+    for (const p of this.cache.patch(f)) this.changed(p);
     if (this.opened?.id === f.id) void this.loadHistory(f.id);
     this.scheduleRefresh();
   }
@@ -207,19 +216,25 @@ class ActivityState {
   private fetchVisible(): void {
     const { start, end } = this.range;
     const pages = pagesFor(start, Math.max(end, start + 1), PAGE_SIZE);
-    for (const p of this.cache.wanted(pages)) void this.fetchPage(p, pages);
+    const last = this.loaded ? this.total : end;
+    const near = pagesFor(Math.max(0, start - PREFETCH_ROWS), Math.max(end, Math.min(last, end + PREFETCH_ROWS)), PAGE_SIZE);
+    // The rows in view first, then those around them.
+    for (const p of this.cache.wanted(pages)) void this.fetchPage(p, near);
+    for (const p of this.cache.wanted(near.filter((n) => !pages.includes(n)))) void this.fetchPage(p, near);
   }
 
   private async fetchPage(page: number, keep: number[]): Promise<void> {
     const ticket = this.cache.begin(page);
     try {
       const res = await bridge.call('files.page', { ...this.query(), offset: page * PAGE_SIZE, limit: PAGE_SIZE });
-      if (!this.cache.settle(ticket, res.rows, keep)) return;
+      const settled = this.cache.settle(ticket, res.rows, keep);
+      if (settled === 'dropped') return;
       this.total = res.total;
       if (this.selected >= res.total) this.selected = Math.max(0, res.total - 1);
       this.loaded = true;
       this.error = null;
-      this.version++;
+      // A refetch that found the same rows (the usual case after an event) changes nothing shown.
+      if (settled === 'changed') this.changed(page);
     } catch (e) {
       this.cache.fail(ticket);
       this.error = message(e);
