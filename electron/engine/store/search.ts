@@ -1,4 +1,7 @@
-/** Full-text search over stored results (FTS5 table `search_index`, migration 002). */
+/**
+ * Full-text search over stored results: field values and names (`field_search`), class and file
+ * names (`document_search`), both FTS5 (migration 004).
+ */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Db } from './db.js';
 
@@ -19,7 +22,11 @@ export interface SearchHit {
   fileName: string | null;
   /** Best-matching column's text around the match, matches wrapped in the markers. */
   snippet: string;
-  /** bm25 rank: lower is better. For a query matching more than BROAD_MATCHES rows, hits come newest first. */
+  /**
+   * bm25 rank (lower is better) of the field's value and name, or of the document's class and
+   * file name; 0 when not scored: every hit of a query matching more than BROAD_MATCHES (they come
+   * newest first), and a field found with words in its document's class or file name.
+   */
   rank: number;
 }
 
@@ -27,69 +34,218 @@ export interface SearchOptions {
   /** Markers around matched terms in the snippet; default '[' and ']'. */
   before?: string;
   after?: string;
-  /** Treat each word of 3 or more characters as a prefix (search as you type); default true. */
+  /** Treat words whose last part has 3 or more characters as prefixes (search as you type); default true. */
   prefix?: boolean;
 }
 
-/**
- * Turns user input into an FTS5 query that cannot fail to parse: each whitespace-separated word
- * becomes a quoted string (quotes doubled), so operators (AND, OR, NOT, NEAR), column filters,
- * parentheses and stray quotes are plain text; words all must match. Control characters
- * separate words. Words without a letter or
- * digit are dropped (the tokenizer would give nothing to match). Returns null when nothing is left.
- */
 const MIN_PREFIX = 3;
 
-export function ftsQuery(input: string, prefix = true): string | null {
+/**
+ * Turns user input into FTS5 terms that cannot fail to parse: each whitespace-separated word
+ * becomes a quoted string (quotes doubled), so operators (AND, OR, NOT, NEAR), column filters,
+ * parentheses and stray quotes are plain text. Control characters separate words. Words without
+ * a letter or digit are dropped (the tokenizer would give nothing to match).
+ */
+export function ftsTerms(input: string, prefix = true): string[] {
   // Control characters separate words (a NUL would end the FTS5 string early).
   const words = input.replace(/[\u0000-\u001f\u007f]/gu, ' ').split(/\s+/u).filter((w) => /[\p{L}\p{N}]/u.test(w));
-  if (words.length === 0) return null;
   // A prefix of one or two characters expands to a large part of the vocabulary (every number
-  // starting with 4): such short words match whole tokens only.
-  return words.map((w) => `"${w.replace(/"/g, '""')}"${prefix && [...w].length >= MIN_PREFIX ? '*' : ''}`).join(' ');
+  // starting with 4): a word whose last token ("4" in "iban-4") is that short matches it whole.
+  return words.map((w) => `"${w.replace(/"/g, '""')}"${prefix && [...(w.match(/[\p{L}\p{N}\p{M}]+/gu)?.at(-1) ?? '')].length >= MIN_PREFIX ? '*' : ''}`);
 }
 
-interface RawHit {
-  rowid: number; field_id: number | null; document_id: number; result_file_id: number; run_id: number; value: string | null; name: string | null;
-  class_name: string | null; file_name: string | null; snippet: string; rank: number; service_run_id: string; file_id: number | null;
+/** The terms of ftsTerms as one FTS5 query in which all words must match; null when nothing is left. */
+export function ftsQuery(input: string, prefix = true): string | null {
+  const terms = ftsTerms(input, prefix);
+  return terms.length === 0 ? null : terms.join(' ');
 }
-
-const hitsSql = (order: 'rank' | 'recent'): string => `
-    SELECT s.*, r.service_run_id, rf.file_id FROM (
-      SELECT rowid, field_id, document_id, result_file_id, run_id, value, name, class_name, file_name,
-             snippet(search_index, -1, ?, ?, '…', 12) AS snippet, rank
-      FROM search_index WHERE search_index MATCH ? ORDER BY ${order === 'rank' ? 'rank' : 'rowid DESC'} LIMIT ?
-    ) s
-    JOIN runs r ON r.id = s.run_id
-    JOIN result_files rf ON rf.id = s.result_file_id
-    ORDER BY ${order === 'rank' ? 's.rank' : 's.rowid DESC'}`;
 
 /**
- * Ranking scores every match, so a query that matches a large part of the index ("invoice" over a
- * million fields) would take hundreds of milliseconds. Above this many matches the newest hits are
- * returned instead, which FTS5 finds without scoring the rest (measured: bench/store.ts).
+ * bm25 weighs each term by how many rows hold it, so ranking costs what the query's terms' postings
+ * cost ("invoice" over a million fields: hundreds of milliseconds when every match is scored).
+ * Above this many matches the newest hits are returned instead, which FTS5 finds by walking rowids
+ * backwards and stopping early (measured: bench/store.ts).
  */
 export const BROAD_MATCHES = 2000;
+const CAP = BROAD_MATCHES + 1;
+/** Words found on both sides are tried both ways up to this many (2^n splits); more count as field words. */
+const MAX_EITHER = 4;
 
+type Table = 'field_search' | 'document_search';
+
+/**
+ * A hit before its details are read: a field or a document, its document (recency order), the
+ * FTS5 query that found it, its rank when scored (0: not scored) and its snippet once made.
+ */
+interface Candidate { table: Table; rowid: number; doc: number; query: string; rank: number; snippet?: string }
+
+interface HitRaw {
+  field_id: number | null; document_id: number; result_file_id: number; run_id: number; service_run_id: string; file_id: number | null;
+  value: string | null; name: string | null; class_name: string | null; file_name: string | null;
+}
+
+const ids = (xs: number[]): string => JSON.stringify(xs);
+const snippetOf = (t: Table): string => `snippet(${t}, -1, ?, ?, '…', 12)`;
+/** Selects a row's rowid and its document: itself for a document, fields.document_id for a field. */
+const rowsOf = (t: Table, cols = ''): string => (t === 'field_search'
+  ? `SELECT field_search.rowid AS id, f.document_id AS doc${cols} FROM field_search JOIN fields f ON f.id = field_search.rowid`
+  : `SELECT rowid AS id, rowid AS doc${cols} FROM document_search`);
+/** Newest document first, a document before its fields, fields in the order stored. */
+const newest = (a: Candidate, b: Candidate): number =>
+  b.doc - a.doc || (a.table === b.table ? a.rowid - b.rowid : a.table === 'document_search' ? -1 : 1);
+
+/*
+ * Cost model: every MATCH reads its terms' postings, so each FTS5 query below runs once per
+ * search, never once per candidate row, and walks rowids newest first with a LIMIT where it can
+ * (field ids grow with their document's: a document's fields are stored with it).
+ */
 export function searchQueries(db: Db) {
   // Prepared on first use (then cached): a store opened at an older schema version has no index yet.
-  let ranked: BetterSqlite3.Statement<[string, string, string, number], RawHit> | undefined;
-  let recent: BetterSqlite3.Statement<[string, string, string, number], RawHit> | undefined;
-  let count: BetterSqlite3.Statement<[string], { n: number }> | undefined;
+  const cache = new Map<string, BetterSqlite3.Statement<unknown[]>>();
+  const stmt = (sql: string) => {
+    let s = cache.get(sql);
+    if (!s) cache.set(sql, (s = db.prepare<unknown[]>(sql)));
+    return s;
+  };
+  const all = <T>(sql: string, ...params: unknown[]): T[] => stmt(sql).all(...params) as T[];
+  const has = (t: Table, q: string): boolean => stmt(`SELECT 1 FROM ${t} WHERE ${t} MATCH ? LIMIT 1`).get(q) !== undefined;
+  const count = (t: Table, q: string): number =>
+    (stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM ${t} WHERE ${t} MATCH ? LIMIT ${CAP})`).get(q) as { n: number }).n;
+  const latest = (t: Table, q: string, n: number) => all<{ id: number; doc: number }>(`${rowsOf(t)} WHERE ${t} MATCH ? ORDER BY ${t}.rowid DESC LIMIT ?`, q, n);
+  /** The best `n` by bm25, with snippets. */
+  const best = (t: Table, q: string, n: number, marks: string[]) =>
+    all<{ id: number; doc: number; rank: number; snippet: string }>(`${rowsOf(t, `, rank, ${snippetOf(t)} AS snippet`)} WHERE ${t} MATCH ? ORDER BY rank LIMIT ?`, ...marks, q, n);
+
+  /** Rows among `rowids` that match `q` (the newest `limit`), with `what` computed for them: one pass over their rowid range. */
+  function within(t: Table, q: string, rowids: number[], what: string, params: unknown[], limit?: number): { id: number; v: unknown }[] {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const r of rowids) {
+      lo = Math.min(lo, r);
+      hi = Math.max(hi, r);
+    }
+    // FTS5 ignores a rowid bound that is not an integer, and JS numbers are bound as REAL.
+    return all(`SELECT rowid AS id, ${what} AS v FROM ${t} WHERE ${t} MATCH ? AND rowid BETWEEN CAST(? AS INTEGER) AND CAST(? AS INTEGER)
+      AND +rowid IN (SELECT value FROM json_each(?)) ${limit === undefined ? '' : 'ORDER BY rowid DESC LIMIT ?'}`,
+    ...params, q, lo, hi, ids(rowids), ...(limit === undefined ? [] : [limit]));
+  }
+
+  /** The newest `n` fields holding every term of `fq` whose document's class and file name hold every term of `dq`. */
+  function crossed(fq: string, dq: string, n: number): { id: number; doc: number }[] {
+    const docs = all<{ id: number }>(`SELECT rowid AS id FROM document_search WHERE document_search MATCH ? ORDER BY rowid DESC LIMIT ${CAP}`, dq);
+    if (docs.length < CAP) {
+      // Few documents: their fields, then one pass over the field index within their rowid range.
+      const own = all<{ id: number; doc: number }>('SELECT id, document_id AS doc FROM fields WHERE document_id IN (SELECT value FROM json_each(?))', ids(docs.map((d) => d.id)));
+      if (own.length === 0) return [];
+      const docOf = new Map(own.map((f) => [f.id, f.doc]));
+      return within('field_search', fq, [...docOf.keys()], 'NULL', [], n)
+        .map((r) => ({ id: r.id, doc: docOf.get(r.id)! }));
+    }
+    // Many documents: walk both indexes newest first, keeping the fields whose document is in both walks.
+    const fIt = stmt(`${rowsOf('field_search')} WHERE field_search MATCH ? ORDER BY field_search.rowid DESC`).iterate(fq) as IterableIterator<{ id: number; doc: number }>;
+    const dIt = stmt('SELECT rowid AS id FROM document_search WHERE document_search MATCH ? ORDER BY rowid DESC').iterate(dq) as IterableIterator<{ id: number }>;
+    const out: { id: number; doc: number }[] = [];
+    try {
+      let d = dIt.next();
+      for (const f of fIt) {
+        while (!d.done && d.value.id > f.doc) d = dIt.next();
+        if (d.done || out.length === n) break;
+        if (d.value.id === f.doc) out.push(f);
+      }
+    } finally {
+      fIt.return?.();
+      dIt.return?.();
+    }
+    return out;
+  }
+
+  /**
+   * The ways to split the terms between a field (value, name) and its document (class, file
+   * name) with at least one term on each side; a term found in no document stays on the field.
+   */
+  function splits(terms: string[]): { fq: string; dq: string }[] {
+    const side = terms.map((t) => (!has('document_search', t) ? 'field' : has('field_search', t) ? 'either' : 'document'));
+    const either = side.flatMap((s, i) => (s === 'either' ? [i] : [])).slice(0, MAX_EITHER);
+    const out: { fq: string; dq: string }[] = [];
+    for (let mask = 0; mask < 1 << either.length; mask++) {
+      const toDoc = new Set(either.filter((_, b) => mask & (1 << b)));
+      const f = terms.filter((_, i) => side[i] !== 'document' && !toDoc.has(i));
+      const d = terms.filter((_, i) => side[i] === 'document' || toDoc.has(i));
+      if (f.length > 0 && d.length > 0) out.push({ fq: f.join(' '), dq: d.join(' ') });
+    }
+    return out;
+  }
+
+  /** What a hit shows: field, document, result file and run. */
+  function details(cs: Candidate[]): Map<Candidate, HitRaw> {
+    const sql = (cols: string, from: string, key: string) => `
+      SELECT ${cols}, d.id AS document_id, d.result_file_id, rf.run_id, r.service_run_id, rf.file_id, d.class_name, rf.original_file_name AS file_name
+      FROM ${from} JOIN result_files rf ON rf.id = d.result_file_id JOIN runs r ON r.id = rf.run_id
+      WHERE ${key} IN (SELECT value FROM json_each(?))`;
+    const rowids = (t: Table) => ids(cs.filter((c) => c.table === t).map((c) => c.rowid));
+    const fr = new Map(all<HitRaw>(sql('f.id AS field_id, f.value, f.name', 'fields f JOIN documents d ON d.id = f.document_id', 'f.id'), rowids('field_search')).map((r) => [r.field_id, r]));
+    const dr = new Map(all<HitRaw>(sql('NULL AS field_id, NULL AS value, NULL AS name', 'documents d', 'd.id'), rowids('document_search')).map((r) => [r.document_id, r]));
+    return new Map(cs.flatMap((c) => {
+      const r = (c.table === 'field_search' ? fr : dr).get(c.rowid);
+      return r ? [[c, r] as const] : [];
+    }));
+  }
 
   return {
-    /** Hits for free-text user input, best first; never throws on odd input (see ftsQuery). */
+    /**
+     * Hits for free-text user input, best first; never throws on odd input (see ftsTerms). Every
+     * word must match. A document hit has all of them in its class or file name; a field hit in
+     * its value or name, scored (bm25). A field hit may also have some words in its document's
+     * class or file name ("receipt café"): those come after the scored hits, newest first. A
+     * class name alone finds the documents, not each of their fields. Above BROAD_MATCHES
+     * documents and fields, every hit comes newest first, unscored.
+     */
     search(query: string, limit = 50, o: SearchOptions = {}): SearchHit[] {
-      const q = ftsQuery(query, o.prefix ?? true);
-      if (q === null || limit <= 0) return [];
-      count ??= db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM search_index WHERE search_index MATCH ? LIMIT ${BROAD_MATCHES + 1})`);
-      const broad = (count.get(q)?.n ?? 0) > BROAD_MATCHES;
-      const stmt = broad ? (recent ??= db.prepare(hitsSql('recent'))) : (ranked ??= db.prepare(hitsSql('rank')));
-      return stmt.all(o.before ?? '[', o.after ?? ']', q, Math.floor(limit)).map((h) => ({
-        kind: h.rowid > 0 ? 'field' : 'document',
-        fieldId: h.field_id, documentId: h.document_id, resultFileId: h.result_file_id, runId: h.run_id, serviceRunId: h.service_run_id,
-        fileId: h.file_id, fieldName: h.name, value: h.value, className: h.class_name, fileName: h.file_name, snippet: h.snippet, rank: h.rank,
-      }));
+      const terms = ftsTerms(query, o.prefix ?? true);
+      const n = Math.floor(limit);
+      if (terms.length === 0 || n <= 0) return [];
+      const q = terms.join(' ');
+      const marks = [o.before ?? '[', o.after ?? ']'];
+      const tables = (['document_search', 'field_search'] as const).map((t) => ({ t, n: count(t, q) })).filter((x) => x.n > 0);
+      const broad = tables.reduce((sum, x) => sum + x.n, 0) > BROAD_MATCHES;
+
+      const found: Candidate[] = tables.flatMap(({ t }) => (broad
+        ? latest(t, q, n).map((r) => ({ table: t, rowid: r.id, doc: r.doc, query: q, rank: 0 }))
+        : best(t, q, n, marks).map((r) => ({ table: t, rowid: r.id, doc: r.doc, query: q, rank: r.rank, snippet: r.snippet }))));
+      const seen = new Set(found.filter((c) => c.table === 'field_search').map((c) => c.rowid));
+      // Unscored hits come after n scored ones: no need to look for them then.
+      const more = terms.length > 1 && (broad || found.length < n);
+      for (const p of more ? splits(terms) : []) {
+        for (const f of crossed(p.fq, p.dq, n)) {
+          if (!seen.has(f.id)) found.push({ table: 'field_search', rowid: f.id, doc: f.doc, query: p.fq, rank: 0 });
+          seen.add(f.id);
+        }
+      }
+      const chosen = found.sort(broad ? newest : (a, b) => (a.rank || Infinity) - (b.rank || Infinity) || newest(a, b)).slice(0, n);
+
+      // Snippets not made yet: one pass per query over the rowid range of its hits.
+      const groups = new Map<string, Candidate[]>();
+      for (const c of chosen) {
+        const key = `${c.table}\n${c.query}`;
+        if (c.snippet === undefined) groups.set(key, [...(groups.get(key) ?? []), c]);
+      }
+      for (const cs of groups.values()) {
+        const { table, query: fq } = cs[0]!;
+        const byId = new Map(cs.map((c) => [c.rowid, c]));
+        for (const r of within(table, fq, [...byId.keys()], snippetOf(table), marks)) byId.get(r.id)!.snippet = String(r.v);
+      }
+
+      const rows = details(chosen);
+      return chosen.flatMap((c): SearchHit[] => {
+        const r = rows.get(c);
+        if (!r) return [];
+        const field = c.table === 'field_search';
+        return [{
+          kind: field ? 'field' : 'document', fieldId: r.field_id, documentId: r.document_id, resultFileId: r.result_file_id,
+          runId: r.run_id, serviceRunId: r.service_run_id, fileId: r.file_id, fieldName: r.name, value: r.value,
+          className: r.class_name, fileName: r.file_name, snippet: c.snippet ?? '', rank: c.rank,
+        }];
+      });
     },
   };
 }

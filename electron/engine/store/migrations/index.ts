@@ -6,7 +6,8 @@ import type { Db } from '../db.js';
 import { initial } from './001-initial.js';
 import { search } from './002-search.js';
 import { batchPlan } from './003-batch-plan.js';
+import { searchSplit } from './004-search-split.js';
 
 export type Migration = (db: Db) => void;
 
-export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan];
+export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit];

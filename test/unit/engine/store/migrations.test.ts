@@ -74,6 +74,22 @@ describe('migrations: numbered, in order, tracked with user_version', () => {
     expect(hits).toHaveLength(1);
     expect(hits[0]).toMatchObject({ kind: 'field', fieldName: 'invoice_number', serviceRunId: 'run_8f2a' });
     expect(s.search('Cover Letter').map((h) => h.kind)).toEqual(['document']);
+    // 004 replaced 002's single index by a field index and a document index over the same rows.
+    expect(s.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'search_index'").get()).toEqual({ n: 0 });
+    for (const t of ['field_search', 'document_search']) s.db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
+    expect(s.db.prepare('SELECT (SELECT count(*) FROM field_search_docsize) AS f, (SELECT count(*) FROM document_search_docsize) AS d').get()).toEqual({ f: 5, d: 3 });
+  });
+
+  it('a database at version 3 keeps its searchable results through 004', () => {
+    const old = openDatabase(t.path);
+    migrate(old, MIGRATIONS.slice(0, 3));
+    const { id: runId } = old.prepare("INSERT INTO runs (service_run_id, created_ms, updated_ms) VALUES ('run_8f2a', 0, 0) RETURNING id").get() as { id: number };
+    resultsQueries(old).storeResultsPage(runId, resultsPage(), parseResultsPage(resultsPage()), 0);
+    expect(old.prepare("SELECT count(*) AS n FROM search_index WHERE search_index MATCH 'Bürobedarf'").get()).toEqual({ n: 1 });
+    old.close();
+    const s = t.open();
+    expect(s.search('Bürobedarf').map((h) => [h.fieldName, h.snippet])).toEqual([['supplier_name', 'Müller [Bürobedarf] GmbH']]);
+    expect(s.search('scan_0007').map((h) => h.className)).toEqual(['Receipt', 'Cover Letter']);
   });
 
   it('a migration that fails leaves the database at the version before it, with nothing of it applied', () => {

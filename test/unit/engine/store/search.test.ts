@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ftsQuery, type Store } from '../../../../electron/engine/store/index.js';
+import { BROAD_MATCHES } from '../../../../electron/engine/store/search.js';
 import { parseResultsPage } from '../../../../shared/service/index.js';
 import { resultsPage, tempStore, type TempStore } from './fixtures.js';
 
@@ -39,8 +40,9 @@ describe('search: what it finds', () => {
   it('field names, class names and file names are searched too; diacritics and case do not matter', () => {
     expect(s.search('invoice_number').map((h) => h.value)).toEqual(['INV-2026-0042']);
     expect(s.search('cover letter').map((h) => [h.kind, h.className])).toEqual([['document', 'Cover Letter']]);
-    expect(s.search('receipt').map((h) => h.kind).sort()).toEqual(['document', 'field']);
-    expect(s.search('scan_0007').length).toBe(3); // two documents and one field of that file
+    // A class or file name finds the documents, not each of their fields.
+    expect(s.search('receipt').map((h) => [h.kind, h.className])).toEqual([['document', 'Receipt']]);
+    expect(s.search('scan_0007').map((h) => [h.kind, h.className])).toEqual([['document', 'Receipt'], ['document', 'Cover Letter']]);
     expect(s.search('cafe ole').map((h) => h.value)).toEqual(['Café Olé']);
     expect(s.search('1234.50').map((h) => h.fieldName)).toEqual(['total_amount']);
   });
@@ -53,10 +55,20 @@ describe('search: what it finds', () => {
     expect(s.search('Café', 10, { before: '<b>', after: '</b>' })[0]?.snippet).toBe('<b>Café</b> Olé');
   });
 
+  it('words may be split between a field and its document\'s class or file name; such hits come after those scored', () => {
+    expect(s.search('receipt café').map((h) => [h.kind, h.fieldName, h.className, h.snippet])).toEqual([['field', 'merchant', 'Receipt', '[Café] Olé']]);
+    expect(s.search('Rechnung 1234.50').map((h) => [h.fieldName, h.fileName])).toEqual([['total_amount', 'Rechnung Müller 2026-03.pdf']]);
+    expect(s.search('café invoice')).toEqual([]); // the café is on a receipt
+    // Both words in the field (name and value) or both in the document's class: scored. "total"
+    // only in the field and "invoice" only in the class: found, not scored (rank 0).
+    expect(s.search('invoice inv').map((h) => [h.kind, h.fieldName, h.rank < 0]).sort()).toEqual([['document', null, true], ['field', 'invoice_number', true]]);
+    expect(s.search('Invoice total').map((h) => [h.fieldName, h.rank])).toEqual([['total_amount', 0]]);
+  });
+
   it('limit caps the number of hits', () => {
-    expect(s.search('Invoice', 100).length).toBeGreaterThan(2);
-    expect(s.search('Invoice', 2)).toHaveLength(2);
-    expect(s.search('Invoice', 0)).toEqual([]);
+    expect(s.search('pdf', 100)).toHaveLength(3);
+    expect(s.search('pdf', 2)).toHaveLength(2);
+    expect(s.search('pdf', 0)).toEqual([]);
   });
 
   it('the index follows the results: a page stored again is searched once, its old values are gone', () => {
@@ -84,9 +96,77 @@ describe('search: hostile input never throws', () => {
     expect(s.search('Bürobedarf"').map((h) => h.fieldName)).toEqual(['supplier_name']);
     expect(s.search('Bürobedarf\u0000GmbH').map((h) => h.fieldName)).toEqual(['supplier_name']);
     expect(ftsQuery('a OR "b')).toBe('"a" "OR" """b"');
-    // Words of three or more characters are prefixes; shorter ones match whole tokens only.
+    // Words whose last part has three or more characters are prefixes; shorter ones match whole tokens only.
     expect(ftsQuery('inv 42 Acme')).toBe('"inv"* "42" "Acme"*');
+    expect(ftsQuery('iban-4 INV-0042 Müll')).toBe('"iban-4" "INV-0042"* "Müll"*');
     expect(ftsQuery(' - " ')).toBeNull();
     expect(s.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'fields'").get()).toEqual({ n: 1 });
+  });
+});
+
+describe('search: many hits', () => {
+  // 3,200 one-field documents, every third an invoice and the rest receipts, so more than
+  // BROAD_MATCHES hits and more than BROAD_MATCHES receipt documents.
+  let big: TempStore;
+  let b: Store;
+  const DOCS = 3200;
+  const classOf = (i: number) => (i % 3 === 0 ? 'Invoice' : 'Receipt');
+  beforeAll(() => {
+    big = tempStore();
+    b = big.open();
+    const run = b.runs.addRun({ serviceRunId: 'run_big' }).id;
+    for (let p = 0; p < DOCS / 400; p++) {
+      const files = Array.from({ length: 400 }, (_, k) => {
+        const i = p * 400 + k;
+        return { original_file_name: `doc-${i}.pdf`, input_file_path: null, documents: [{ class_name: classOf(i), page_numbers: [0], fields: [{ field_name: 'merchant', value: `Shop ${i}`, type: 'TEXT', error_msg: null }] }] };
+      });
+      const raw = resultsPage({ files, case_info: { fields: [] } });
+      b.results.storeResultsPage(run, raw, parseResultsPage(raw), p * 400);
+    }
+  });
+  afterAll(() => big.cleanup());
+
+  const shopNo = (h: { value: string | null }) => Number(h.value?.split(' ')[1]);
+  const newestOf = (cls: string, n: number) => Array.from({ length: DOCS }, (_, i) => DOCS - 1 - i).filter((i) => classOf(i) === cls).slice(0, n);
+
+  it(`above ${BROAD_MATCHES} matches the newest hits come first, unscored`, () => {
+    const hits = b.search('shop', 30);
+    expect(hits.map(shopNo)).toEqual(Array.from({ length: 30 }, (_, i) => DOCS - 1 - i));
+    expect(hits.every((h) => h.kind === 'field' && h.rank === 0 && h.snippet.startsWith('[Shop]'))).toBe(true);
+    // Documents and fields together: a document before its field.
+    expect(b.search('doc', 4).map((h) => [h.kind, h.fileName])).toEqual([
+      ['document', `doc-${DOCS - 1}.pdf`], ['document', `doc-${DOCS - 2}.pdf`], ['document', `doc-${DOCS - 3}.pdf`], ['document', `doc-${DOCS - 4}.pdf`]]);
+  });
+
+  it('at most that many matches are scored', () => {
+    const hits = b.search('shop 17');
+    expect(hits.map(shopNo)).toEqual([17]);
+    expect(hits[0]!.rank).toBeLessThan(0);
+  });
+
+  it('a word in the class narrows the fields, whether few documents have that class or many', () => {
+    // 1,067 invoices: their fields are visited; 2,133 receipts: both indexes are walked together.
+    expect(b.search('invoice shop', 40).map(shopNo)).toEqual(newestOf('Invoice', 40));
+    expect(b.search('receipt shop', 40).map(shopNo)).toEqual(newestOf('Receipt', 40));
+    expect(b.search('receipt shop', 40).every((h) => h.className === 'Receipt' && h.snippet.startsWith('[Shop]'))).toBe(true);
+  });
+});
+
+describe('search: the indexes follow updates', () => {
+  it('a changed value, class or file name is found by its new text only', () => {
+    const u = tempStore();
+    const s2 = u.open();
+    const run = s2.runs.addRun({ serviceRunId: 'run_u' }).id;
+    s2.results.storeResultsPage(run, resultsPage(), parseResultsPage(resultsPage()), 0);
+    s2.db.prepare("UPDATE fields SET value = 'Schmidt Papier AG' WHERE value = 'Müller Bürobedarf GmbH'").run();
+    s2.db.prepare("UPDATE documents SET class_name = 'Quittung' WHERE class_name = 'Receipt'").run();
+    s2.db.prepare("UPDATE result_files SET original_file_name = 'renamed.pdf' WHERE original_file_name = 'scan_0007.pdf'").run();
+    expect(s2.search('Bürobedarf')).toEqual([]);
+    expect(s2.search('Schmidt').map((h) => h.fieldName)).toEqual(['supplier_name']);
+    expect(s2.search('receipt')).toEqual([]);
+    expect(s2.search('quittung renamed').map((h) => h.kind)).toEqual(['document']);
+    expect(s2.search('scan_0007')).toEqual([]);
+    for (const t of ['field_search', 'document_search']) s2.db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
+    u.cleanup();
   });
 });
