@@ -2,7 +2,7 @@
 // measured alone), curl baselines, and plain timing. Loopback only, bounded in size and time.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -14,6 +14,8 @@ const CLI = fileURLToPath(new URL('../electron/cli/main.js', import.meta.url));
 export interface BenchSandbox {
   url: string;
   dataDir: string;
+  /** The sandbox process's CPU time so far (user + system, ms); NaN where /proc is missing. */
+  cpuMs(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export async function startSandboxProcess(extra: string[] = []): Promise<BenchSa
   return {
     url: m[1] as string,
     dataDir,
+    cpuMs: () => processCpuMs(child.pid),
     async stop() {
       child.kill('SIGTERM');
       await new Promise<void>((r) => child.once('exit', () => r()));
@@ -38,6 +41,22 @@ export async function startSandboxProcess(extra: string[] = []): Promise<BenchSa
     },
   };
 }
+
+/** CPU time from /proc/<pid>/stat (Linux; clock ticks of 10 ms), in ms: the process's own or its waited-for children's. */
+async function procCpuMs(pid: number | 'self' | undefined, which: 'own' | 'children'): Promise<number> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces), from field 3: utime is 14, stime 15, cutime 16, cstime 17.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const at = which === 'own' ? 11 : 13;
+    return (Number(f[at]) + Number(f[at + 1])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+const processCpuMs = (pid: number | undefined): Promise<number> => procCpuMs(pid, 'own');
+/** CPU used by this process's finished children (curl, sync), in ms; NaN where /proc is missing. */
+export const childrenCpuMs = (): Promise<number> => procCpuMs('self', 'children');
 
 /** Writes `size` random bytes in 8 MiB chunks (never the whole file in memory). */
 export async function randomFile(path: string, size: number): Promise<void> {

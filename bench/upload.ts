@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ServiceClient } from '../electron/engine/service/index.js';
-import { createBatch, mbps, randomFile, run, startSandboxProcess, timed, TOKEN } from './lib.js';
+import { childrenCpuMs, createBatch, mbps, randomFile, run, startSandboxProcess, timed, TOKEN } from './lib.js';
 
 function arg(name: string, dflt: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -33,23 +33,31 @@ try {
   const curlMs: number[] = [];
   const clientMs: number[] = [];
   let clientCpuMs = 0;
+  // CPU per round: curl's own (a finished child), and the sandbox's while serving either upload.
+  let curlCpuMs = 0;
+  const sandboxCpuMs = { curl: 0, client: 0 };
   let peakRssMb = 0;
   const curlRound = async (r: number): Promise<void> => {
     await run('sync', []);
     const batch = await createBatch(sb.url, `curl-big-${r}`);
+    const [kids0, sb0] = [await childrenCpuMs(), await sb.cpuMs()];
     const curl = await timed(() =>
       run('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '-T', big, '-H', `Authorization: Bearer ${TOKEN}`, `${sb.url}/v2/batches/${batch}/files/big.bin`]),
     );
     if (curl.value.stdout !== '204') throw new Error(`curl PUT failed: ${curl.value.stdout} ${curl.value.stderr}`);
+    curlCpuMs += (await childrenCpuMs()) - kids0;
+    sandboxCpuMs.curl += (await sb.cpuMs()) - sb0;
     curlMs.push(curl.ms);
     await client.deleteBatch(batch);
   };
   const clientRound = async (r: number): Promise<void> => {
     await run('sync', []);
     const batch = (await client.createBatch({ name: `client-big-${r}` })).id;
+    const sb0 = await sb.cpuMs();
     const cpu0 = process.cpuUsage();
     const up = await timed(() => client.uploadMultipart(batch, 'big.bin', big));
     const cpu = process.cpuUsage(cpu0);
+    sandboxCpuMs.client += (await sb.cpuMs()) - sb0;
     clientCpuMs += (cpu.user + cpu.system) / 1000;
     peakRssMb = process.resourceUsage().maxRSS / 1024;
     const meta = await client.statPath(`svc-drive/workspaces/personal-admin/batches/${batch}/big.bin`);
@@ -69,7 +77,9 @@ try {
   console.log(`  client multipart:        ${clientMbps.toFixed(1)} MB/s (runs: ${clientMs.map((m) => (m / 1000).toFixed(2)).join(', ')} s)`);
   console.log(`  ratio client/curl:       ${(clientMbps / curlMbps).toFixed(2)}   (target >= 0.9)`);
   console.log(`  client peak RSS:         ${peakRssMb.toFixed(0)} MB (target < 200 MB)`);
-  console.log(`  client CPU:              ${(clientCpuMs / rounds / (bytes / 2 ** 30)).toFixed(0)} ms per GiB (user + system, mean)`);
+  const perGiB = (ms: number): string => (ms / rounds / (bytes / 2 ** 30)).toFixed(0);
+  console.log(`  client CPU:              ${perGiB(clientCpuMs)} ms per GiB (user + system, mean; curl: ${perGiB(curlCpuMs)})`);
+  console.log(`  sandbox CPU:             ${perGiB(sandboxCpuMs.client)} ms per GiB serving the client, ${perGiB(sandboxCpuMs.curl)} serving curl`);
   await rm(big, { force: true });
 
   // --small 0 skips the small-files part.
