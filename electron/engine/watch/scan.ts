@@ -26,6 +26,10 @@ export interface ScanOptions {
   concurrency?: number;
   /** Checked between folders; an aborted scan rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** Scan only this folder (relative, `/` separators) and what is below it; default: the whole tree. */
+  under?: string;
+  /** Called with each folder's absolute path right before it is listed (to watch it first). */
+  onFolder?: (abs: string) => void;
 }
 
 export interface ScanResult {
@@ -43,7 +47,7 @@ export async function scanFolder(root: string, opts: ScanOptions): Promise<ScanR
   const concurrency = Math.max(1, opts.concurrency ?? 64);
   const files: ScanEntry[] = [];
   const unreadable: string[] = [];
-  const dirs: string[] = [''];
+  const dirs: string[] = [opts.under ?? ''];
   let pending: { abs: string; rel: string }[] = [];
 
   const statAll = async (): Promise<void> => {
@@ -68,6 +72,7 @@ export async function scanFolder(root: string, opts: ScanOptions): Promise<ScanR
     opts.signal?.throwIfAborted();
     const relDir = dirs.pop()!;
     const absDir = relDir === '' ? root : path.join(root, relDir);
+    opts.onFolder?.(absDir);
     let dir;
     try {
       dir = await opendir(absDir, { bufferSize: 256 });

@@ -47,6 +47,14 @@ export class StabilityTracker {
     return this.files.delete(path);
   }
 
+  /** Forget every tracked path starting with `prefix` (the files of a folder that went away); returns them. */
+  forgetUnder(prefix: string): string[] {
+    const gone: string[] = [];
+    for (const p of this.files.keys()) if (p.startsWith(prefix)) gone.push(p);
+    for (const p of gone) this.files.delete(p);
+    return gone;
+  }
+
   /**
    * Record a complete scan made at `now`: each entry is observed, and every tracked path absent from the
    * scan is forgotten. Returns the forgotten paths.

@@ -1,20 +1,25 @@
 /**
- * One hot folder's watcher (issue 4: "watcher events are hints; a scan decides"). chokidar only tells us
- * where to look: its events queue a debounced targeted re-look at the paths named (a folder event, or a
- * flood of events, queues a full rescan instead). A full scan runs on start (after chokidar is ready, so
- * nothing falls in between) and every `rescanIntervalMs`, and catches whatever the watcher misses. Files
- * still settling are looked at again when their stability threshold is due. Each version of a file that is
- * proven stable is emitted once as 'stable'; a tracked file that disappears is emitted as 'removed'.
+ * One hot folder's watcher (issue 4: "watcher events are hints; a scan decides"). OS change events only
+ * tell us where to look: they queue a debounced targeted re-look at the paths named (a new folder is
+ * scanned and watched, a vanished one forgotten; a flood of events queues a full rescan instead). The
+ * events come from one fs.watch per folder (hints.ts), or from chokidar when the folder is polled
+ * (network shares, where OS events do not arrive). A full scan runs on start (each folder watched
+ * before it is listed, so nothing falls in between) and every `rescanIntervalMs`, and catches whatever
+ * the events miss. Files still settling are looked at again when their stability threshold is due.
+ * Each version of a file that is proven stable is emitted once as 'stable'; a tracked file that
+ * disappears is emitted as 'removed'.
  *
  * Events: 'stable' (StableFile), 'removed' (absolute path), 'scan' (ScanInfo), 'error' (Error; emitted
  * only when someone listens, so a vanished network share never crashes the host).
  */
 import { EventEmitter } from 'node:events';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
+import { FolderHints } from './hints.js';
 import { createFilter, type PathFilter } from './ignore.js';
 import { scanFolder, type FileObservation } from './scan.js';
-import { StabilityTracker, observePath } from './stability.js';
+import { StabilityTracker } from './stability.js';
 
 export interface StableFile extends FileObservation {
   /** Relative to the watched folder, `/` separators. */
@@ -40,7 +45,7 @@ export interface FolderWatcherOptions {
   hintDebounceMs?: number;
   /** More pending hint paths than this turn into one full scan; default 1000. */
   maxTargetedPaths?: number;
-  /** Use chokidar at all (false: scans only); default true. */
+  /** Use change events at all (false: scans only); default true. */
   nativeHints?: boolean;
   /** Monotonic clock in ms; default performance.now. */
   now?: () => number;
@@ -61,6 +66,7 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
   private readonly tracker: StabilityTracker;
   private readonly now: () => number;
   private chokidar: FSWatcher | undefined;
+  private folderHints: FolderHints | undefined;
   private state: 'new' | 'running' | 'stopped' = 'new';
   private needFull = false;
   private hints = new Set<string>();
@@ -82,41 +88,56 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
     return this.state === 'running';
   }
 
-  /** Starts watching; resolves after chokidar is ready and the first full scan is done. */
+  /** Starts watching; resolves after the first full scan is done (and chokidar is ready, when polling). */
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`watcher for ${this.root} was already ${this.state === 'running' ? 'started' : 'stopped'}`);
     this.state = 'running';
-    if (this.opts.nativeHints !== false) {
-      const w = watch(this.root, {
-        persistent: true,
-        ignoreInitial: true,
-        followSymlinks: false,
-        depth: this.opts.recursive ? undefined : 0,
-        usePolling: this.opts.polling?.enabled ?? false,
-        interval: this.opts.polling?.intervalMs ?? 2000,
-        binaryInterval: this.opts.polling?.intervalMs ?? 2000,
-        ignorePermissionErrors: true,
-        atomic: false,
-        // chokidar keeps state for every file it tracks: over 100,000 files that is about a gigabyte
-        // (bench/watch-tree.ts). It tracks folders only; file events come from its raw events, which
-        // are hints like any other.
-        ignored: (p: string, stats?: { isFile(): boolean }) => this.hintIgnored(p) || stats?.isFile() === true,
+    if (this.opts.nativeHints !== false && this.opts.polling?.enabled) await this.startPolling();
+    else if (this.opts.nativeHints !== false) {
+      this.folderHints = new FolderHints(this.root, this.opts.recursive, {
+        hint: (p) => {
+          if (!this.hintIgnored(p)) this.hint('change', p);
+        },
+        folder: (dir) => {
+          this.folderHints?.forgetTree(dir);
+          this.hint('addDir', this.root);
+        },
+        error: (err) => this.fail(err),
       });
-      this.chokidar = w;
-      w.on('all', (event, p) => this.hint(event, p));
-      w.on('raw', (_event, rawPath, details) => {
-        const dir = (details as { watchedPath?: string } | undefined)?.watchedPath;
-        if (!dir || !rawPath) return this.hint('addDir', this.root);
-        const p = path.isAbsolute(rawPath) ? rawPath : path.join(dir, rawPath);
-        if (!this.hintIgnored(p)) this.hint('change', p);
-      });
-      w.on('error', (err) => this.fail(err instanceof Error ? err : new Error(String(err))));
-      await new Promise<void>((resolve) => w.once('ready', () => resolve()));
     }
     if (this.state !== 'running') return;
     this.rescanTimer = setInterval(() => this.requestFullScan(), this.opts.rescanIntervalMs);
     this.needFull = true;
     await this.kick();
+  }
+
+  /** chokidar polling the folders (files are not tracked: see `ignored`); resolves once it is ready. */
+  private async startPolling(): Promise<void> {
+    const w = watch(this.root, {
+      persistent: true,
+      ignoreInitial: true,
+      followSymlinks: false,
+      depth: this.opts.recursive ? undefined : 0,
+      usePolling: true,
+      interval: this.opts.polling?.intervalMs ?? 2000,
+      binaryInterval: this.opts.polling?.intervalMs ?? 2000,
+      ignorePermissionErrors: true,
+      atomic: false,
+      // chokidar keeps state for every file it tracks: over 100,000 files that is about a gigabyte
+      // (bench/watch-tree.ts). It tracks folders only; file events come from its raw events, which
+      // are hints like any other.
+      ignored: (p: string, stats?: { isFile(): boolean }) => this.hintIgnored(p) || stats?.isFile() === true,
+    });
+    this.chokidar = w;
+    w.on('all', (event, p) => this.hint(event, p));
+    w.on('raw', (_event, rawPath, details) => {
+      const dir = (details as { watchedPath?: string } | undefined)?.watchedPath;
+      if (!dir || !rawPath) return this.hint('addDir', this.root);
+      const p = path.isAbsolute(rawPath) ? rawPath : path.join(dir, rawPath);
+      if (!this.hintIgnored(p)) this.hint('change', p);
+    });
+    w.on('error', (err) => this.fail(err instanceof Error ? err : new Error(String(err))));
+    await new Promise<void>((resolve) => w.once('ready', () => resolve()));
   }
 
   /** Stops watching; resolves once chokidar is closed and no scan is running. No events after this. */
@@ -126,6 +147,7 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
     clearTimeout(this.hintTimer);
     clearTimeout(this.dueTimer);
     clearInterval(this.rescanTimer);
+    this.folderHints?.close();
     const w = this.chokidar;
     this.chokidar = undefined;
     await Promise.all([w?.close(), this.working?.catch(() => undefined)]);
@@ -140,6 +162,11 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
   /** Number of files tracked (settling or already reported). */
   get tracked(): number {
     return this.tracker.size;
+  }
+
+  /** Number of OS watches open (one per folder on Linux; 0 when polling or scanning only). */
+  get watchedFolders(): number {
+    return this.folderHints?.size ?? 0;
   }
 
   private hintIgnored(p: string): boolean {
@@ -201,17 +228,30 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
   private async fullScan(): Promise<void> {
     const t0 = this.now();
     let files;
+    this.folderHints?.scanStarted();
     try {
-      ({ files } = await scanFolder(this.root, { recursive: this.opts.recursive, filter: this.filter }));
+      ({ files } = await scanFolder(this.root, { recursive: this.opts.recursive, filter: this.filter, onFolder: (d) => this.folderHints?.folder(d) }));
     } catch (err) {
-      // The folder is unreachable (a share went away): keep what is tracked, say why, try again later.
+      // The folder is unreachable (a share went away): keep what is tracked, say why, try again later,
+      // with fresh watches (those of a folder that went away hear nothing once it is back).
+      this.folderHints?.forgetTree(this.root);
       this.fail(new Error(`cannot scan ${this.root}: ${(err as Error).message}`));
       return;
     }
     if (this.state !== 'running') return;
+    this.folderHints?.scanEnded();
     const now = this.now();
     for (const p of this.tracker.observeScan(files, now)) this.emit('removed', p);
     this.emit('scan', { kind: 'full', files: files.length, durationMs: now - t0 });
+  }
+
+  /** `abs` as a folder below the root that is scanned (relative, `/` separators), else undefined. */
+  private folderRel(abs: string): string | undefined {
+    const rel = path.relative(this.root, abs);
+    if (!this.opts.recursive || rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
+    const segs = rel.split(path.sep);
+    for (let i = 1; i <= segs.length; i++) if (!this.filter.dirAllowed(segs.slice(0, i).join('/'))) return undefined;
+    return segs.join('/');
   }
 
   private candidateRel(abs: string): string | undefined {
@@ -226,15 +266,42 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
 
   private async targeted(paths: string[]): Promise<void> {
     const t0 = this.now();
-    const looks = await Promise.all(paths.map(async (p) => (this.candidateRel(p) === undefined ? undefined : observePath(p))));
+    const looks = await Promise.all(paths.map((p) => look(p)));
     if (this.state !== 'running') return;
     const now = this.now();
+    const newFolders: string[] = [];
     paths.forEach((p, i) => {
       const obs = looks[i];
-      if (obs) this.tracker.observe(obs, now);
-      else if (this.tracker.forget(p)) this.emit('removed', p);
+      if (obs === 'folder') {
+        const rel = this.folderRel(p);
+        if (rel !== undefined) newFolders.push(rel);
+      } else if (obs && this.candidateRel(p) !== undefined) {
+        this.tracker.observe(obs, now);
+      } else {
+        if (this.tracker.forget(p)) this.emit('removed', p);
+        // A folder that went away (or was renamed): its watches and its files go with it.
+        if (obs === undefined && this.folderHints?.watches(p)) {
+          this.folderHints.forgetTree(p);
+          for (const gone of this.tracker.forgetUnder(p + path.sep)) this.emit('removed', gone);
+        }
+      }
     });
-    this.emit('scan', { kind: 'targeted', files: paths.length, durationMs: now - t0 });
+    // A new folder (created, or moved in with its files): scan and watch what is below it, afresh
+    // (a watch left from an earlier folder of that name hears nothing).
+    for (const rel of newFolders) {
+      this.folderHints?.forgetTree(path.join(this.root, rel));
+      let files;
+      try {
+        ({ files } = await scanFolder(this.root, { recursive: true, filter: this.filter, under: rel, onFolder: (d) => this.folderHints?.folder(d) }));
+      } catch (err) {
+        this.fail(new Error(`cannot scan ${path.join(this.root, rel)}: ${(err as Error).message}`));
+        continue;
+      }
+      if (this.state !== 'running') return;
+      const at = this.now();
+      for (const f of files) this.tracker.observe(f, at);
+    }
+    this.emit('scan', { kind: 'targeted', files: paths.length, durationMs: this.now() - t0 });
   }
 
   /** Emit what is proven stable and arm the timer for the next file due. */
@@ -253,5 +320,18 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
       this.dueCheck = true;
       void this.kick();
     }, Math.max(MIN_TIMER_MS, Math.ceil(due - this.now()) + 2));
+  }
+}
+
+/** One look at a path: the file's observation, 'folder', or undefined when it is missing or neither. */
+async function look(p: string): Promise<FileObservation | 'folder' | undefined> {
+  try {
+    const st = await stat(p);
+    if (st.isDirectory()) return 'folder';
+    return st.isFile() ? { path: p, size: st.size, mtimeMs: st.mtimeMs } : undefined;
+  } catch (err) {
+    const c = (err as NodeJS.ErrnoException).code;
+    if (c === 'ENOENT' || c === 'ENOTDIR' || c === 'EACCES' || c === 'EPERM' || c === 'ELOOP') return undefined;
+    throw err;
   }
 }

@@ -32,6 +32,16 @@ describe('scanFolder', () => {
     const { files } = await scanFolder(root, { recursive: true, filter });
     expect(rels(files)).toEqual(['a.pdf', 'sub/c.pdf', 'sub/deeper/d.pdf']);
   });
+  it('under: only a folder and what is below it, paths still relative to the root; each folder announced before it is listed', async () => {
+    const folders: string[] = [];
+    const { files } = await scanFolder(root, { recursive: true, filter, under: 'sub', onFolder: (d) => folders.push(d) });
+    expect(rels(files)).toEqual(['sub/c.pdf', 'sub/deeper/d.pdf']);
+    expect(folders).toEqual([path.join(root, 'sub'), path.join(root, 'sub', 'deeper')]);
+    expect((await scanFolder(root, { recursive: true, filter, under: 'gone' })).files).toEqual([]);
+    const all: string[] = [];
+    await scanFolder(root, { recursive: true, filter, onFolder: (d) => all.push(path.relative(root, d)) });
+    expect(all.sort()).toEqual(['', 'sub', path.join('sub', 'deeper')]); // no dot-folder, no symlinked folder
+  });
   it('not recursive: only the top level', async () => {
     const { files } = await scanFolder(root, { recursive: false, filter });
     expect(rels(files)).toEqual(['a.pdf']);

@@ -55,6 +55,13 @@ describe('StabilityTracker (pure)', () => {
     expect(t.takeStable()).toEqual([obs('/b', 1)]);
     expect(t.has('/a')).toBe(false);
   });
+  it('forgetUnder forgets the files below a folder, and only those', () => {
+    const t = new StabilityTracker(10);
+    for (const p of ['/in/a/x.pdf', '/in/a/b/y.pdf', '/in/ab.pdf', '/in/c.pdf']) t.observe({ path: p, size: 1, mtimeMs: 1 }, 0);
+    expect(t.forgetUnder('/in/a/').sort()).toEqual(['/in/a/b/y.pdf', '/in/a/x.pdf']);
+    expect([t.has('/in/ab.pdf'), t.has('/in/c.pdf'), t.size]).toEqual([true, true, 2]);
+  });
+
   it('a threshold of 0 makes the first observation stable', () => {
     const t = new StabilityTracker(0);
     t.observe(obs('/a', 1), 5);

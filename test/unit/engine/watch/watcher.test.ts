@@ -2,7 +2,7 @@
  * FolderWatcher (issue 4: "watcher events are hints; a scan decides"; "a file is taken only when stable").
  * Real temp folders, real chokidar, small thresholds.
  */
-import { appendFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -138,6 +138,95 @@ describe('FolderWatcher', () => {
     await until(() => stable.length >= 1);
     await sleep(STABILITY * 2);
     expect(stable.map((f) => f.rel)).toEqual(['top.pdf']);
+  });
+
+  it('a folder created after start is watched: its files are found by events alone, then and later', async () => {
+    await mkdir(path.join(dir, 'old'));
+    const { w, stable, started } = start(); // rescans every 60 s: only events find files in time
+    await started;
+    expect(w.watchedFolders).toBe(2);
+    await mkdir(path.join(dir, 'new', 'deeper'), { recursive: true });
+    await writeFile(path.join(dir, 'new', 'deeper', 'first.pdf'), '1');
+    await until(() => stable.length === 1);
+    expect(w.watchedFolders).toBe(4);
+    // Written after the new folders were scanned: only their own watches can tell.
+    await writeFile(path.join(dir, 'new', 'deeper', 'second.pdf'), '22');
+    await writeFile(path.join(dir, 'new', 'third.pdf'), '333');
+    await until(() => stable.length === 3);
+    expect(stable.map((f) => [f.rel, f.size])).toEqual([['new/deeper/first.pdf', 1], ['new/deeper/second.pdf', 2], ['new/third.pdf', 3]]);
+  });
+
+  it('a folder moved in brings its files; a folder deleted or moved away takes its files and watches with it', async () => {
+    const outside = await mkdtemp(path.join(tmpdir(), 'docsync-watch-outside-'));
+    try {
+      await mkdir(path.join(outside, 'box', 'inner'), { recursive: true });
+      await writeFile(path.join(outside, 'box', 'a.pdf'), 'a');
+      await writeFile(path.join(outside, 'box', 'inner', 'b.pdf'), 'b');
+      const { w, stable, removed, started } = start();
+      await started;
+      await rename(path.join(outside, 'box'), path.join(dir, 'box'));
+      await until(() => stable.length === 2);
+      expect(stable.map((f) => f.rel).sort()).toEqual(['box/a.pdf', 'box/inner/b.pdf']);
+      expect(w.watchedFolders).toBe(3);
+
+      await rename(path.join(dir, 'box'), path.join(dir, 'renamed'));
+      await until(() => removed.length === 2 && stable.length === 4);
+      expect(removed.map((p) => path.relative(dir, p).split(path.sep).join('/')).sort()).toEqual(['box/a.pdf', 'box/inner/b.pdf']);
+      expect(stable.slice(2).map((f) => f.rel).sort()).toEqual(['renamed/a.pdf', 'renamed/inner/b.pdf']);
+      expect(w.watchedFolders).toBe(3);
+
+      await rm(path.join(dir, 'renamed'), { recursive: true });
+      await until(() => removed.length === 4);
+      expect(w.watchedFolders).toBe(1);
+      expect(w.tracked).toBe(0);
+      // Nothing left to watch there: a folder of that name made again is new.
+      await mkdir(path.join(dir, 'renamed'));
+      await writeFile(path.join(dir, 'renamed', 'c.pdf'), 'c');
+      await until(() => stable.length === 5);
+      expect(stable[4]!.rel).toBe('renamed/c.pdf');
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('a folder deleted and made again at once is watched afresh, and so is the watched folder itself', async () => {
+    await mkdir(path.join(dir, 'sub'));
+    await writeFile(path.join(dir, 'sub', 'old.pdf'), 'o');
+    const { w, stable, started } = start();
+    await started;
+    await rm(path.join(dir, 'sub'), { recursive: true });
+    await mkdir(path.join(dir, 'sub')); // within the debounce: one look finds a folder there
+    await sleep(100);
+    await writeFile(path.join(dir, 'sub', 'new.pdf'), 'n');
+    await until(() => stable.some((f) => f.rel === 'sub/new.pdf'));
+
+    await rm(dir, { recursive: true });
+    await mkdir(path.join(dir, 'again'), { recursive: true });
+    await sleep(100);
+    await writeFile(path.join(dir, 'again', 'back.pdf'), 'b');
+    await until(() => stable.some((f) => f.rel === 'again/back.pdf'));
+    expect(w.watchedFolders).toBe(2);
+  });
+
+  it('ignored folders are not watched; a rescan that no longer finds a folder leaves it unwatched', async () => {
+    await mkdir(path.join(dir, 'keep'));
+    await mkdir(path.join(dir, '.git'));
+    await mkdir(path.join(dir, 'tmp'));
+    const { w, started } = start({ ignore: ['tmp'] });
+    await started;
+    expect(w.watchedFolders).toBe(2); // the root and keep/ (.git/ and tmp/ are ignored)
+    await rm(path.join(dir, 'keep'), { recursive: true });
+    await w.requestFullScan();
+    expect(w.watchedFolders).toBe(1);
+  });
+
+  it('a polled folder (network share) finds new files without OS events', async () => {
+    const { w, stable, started } = start({ polling: { enabled: true, intervalMs: 50 } });
+    await started;
+    expect(w.watchedFolders).toBe(0);
+    await writeFile(path.join(dir, 'polled.pdf'), 'p');
+    await until(() => stable.length === 1);
+    expect(stable[0]!.rel).toBe('polled.pdf');
   });
 
   it('stop ends cleanly: no events afterwards, start cannot be repeated, a missing folder is an error event', async () => {
