@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import { rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { FOLDER_DEFAULTS, validateFolderSettings, type FolderRunSettings, type FolderTarget, type HotFolderSettings } from '../../shared/hot-folder.js';
@@ -76,6 +76,8 @@ export class Engine extends EventEmitter<EngineEvents> {
     this.poll = { ...DEFAULT_POLL, ...o.poll };
     this.uploadConcurrency = o.uploadConcurrency ?? 2;
     this.retry = o.retry ?? { initialMs: 2000, maxMs: 120_000 };
+    // Every upload and poll in flight listens on the engine's stop signal: a dozen or more at once is normal.
+    setMaxListeners(1000, this.ctl.signal);
     this.ctx = { store: o.store, client: o.client, home: o.home, emit: (e, ...a) => (this.emit as (e: string, ...a: unknown[]) => boolean)(e, ...a) };
     this.on('progress', (p) => this.transfers.set(p.fileId, { sent: p.sent, total: p.total }));
     this.on('file', ({ file }) => {
