@@ -2,5 +2,8 @@
 export const FILE_STATES = ['discovered', 'stable', 'queued', 'uploading', 'uploaded', 'running', 'done', 'failed', 'skipped'] as const;
 export type FileState = (typeof FILE_STATES)[number];
 
+/** A count of 0 for every state. */
+export const zeroCounts = (): Record<FileState, number> => Object.fromEntries(FILE_STATES.map((s) => [s, 0])) as Record<FileState, number>;
+
 /** States in which a file still has work ahead of it. */
 export const ACTIVE_STATES: readonly FileState[] = ['discovered', 'stable', 'queued', 'uploading', 'uploaded', 'running'];

@@ -6,6 +6,7 @@ import { resolveConnection, type Connection } from '../engine/config/connection.
 import { KeytarStore } from '../engine/config/credentials.js';
 import { Engine } from '../engine/engine.js';
 import { isServiceError, ServiceClient } from '../engine/service/index.js';
+import { probeOnce } from '../engine/service/probe.js';
 import type { Store } from '../engine/store/index.js';
 import { UsageError } from './args.js';
 import { dataHome, openLocalStore } from './local.js';
@@ -29,21 +30,14 @@ export function explainServiceError(err: unknown, url: string): Error {
 }
 
 /**
- * Checks the URL and token with one cheap call (no retries beyond one, short connect timeout),
+ * Checks the URL and token with one cheap call (see service/probe.ts),
  * so a wrong token or an unreachable service fails at once instead of inside the engine.
  */
 export async function verifyConnection(conn: Pick<Connection, 'url' | 'token' | 'context'>): Promise<void> {
-  const probe = new ServiceClient({
-    baseUrl: conn.url, token: conn.token, ...(conn.context !== undefined ? { context: conn.context } : {}),
-    retry: { limit: 1, baseDelayMs: 100, maxDelayMs: 200, maxRetryAfterMs: 2000 },
-    timeouts: { connectMs: 5000, responseMs: 15_000, idleMs: 15_000 },
-  });
   try {
-    await probe.listBatches({ limit: 1 });
+    await probeOnce(conn);
   } catch (err) {
     throw explainServiceError(err, conn.url);
-  } finally {
-    probe.close();
   }
 }
 

@@ -7,12 +7,9 @@ import { join } from 'node:path';
 import { KeytarStore } from '../engine/config/credentials.js';
 import type { HostHooks } from '../engine/app/host-hooks.js';
 // The shell, like the CLI, may start the sandbox only through its public entry (eslint enforces it).
-import { startSandbox } from '../../sandbox/index.js';
+import { startBuiltInSandbox } from '../../sandbox/index.js';
 import { log } from './log.js';
 import { isSafeToOpen } from './trust.js';
-
-/** The sandbox's full-access user (sandbox/users.ts DEFAULT_USERS); only ever a local test service. */
-const SANDBOX_TOKEN = 'admin-token';
 
 export function desktopHooks(home: string, window: () => BrowserWindow | null): HostHooks {
   return {
@@ -21,9 +18,9 @@ export function desktopHooks(home: string, window: () => BrowserWindow | null): 
     version: app.getVersion(),
     credentials: new KeytarStore(),
     async startSandbox() {
-      const sb = await startSandbox({ port: 0, dataDir: join(home, 'sandbox') });
+      const sb = await startBuiltInSandbox({ dataDir: join(home, 'sandbox') });
       log('info', `built-in sandbox listening on ${sb.url}`);
-      return { url: sb.url, token: SANDBOX_TOKEN, close: () => sb.close() };
+      return sb;
     },
     async reveal(path) {
       shell.showItemInFolder(path);

@@ -4,16 +4,16 @@ import { join } from 'node:path';
 import { AppCore } from '../../electron/engine/app/core.js';
 import type { HostHooks } from '../../electron/engine/app/host-hooks.js';
 import { MemoryStore, type CredentialStore } from '../../electron/engine/config/credentials.js';
-import type { RunningSandbox } from '../../sandbox/index.js';
+import { startBuiltInSandbox, type BuiltInSandbox } from '../../sandbox/index.js';
 import type { Args, RequestChannel, Results } from '../../shared/ui/contract.js';
-import { sandbox } from './sandbox.js';
+import { FAST } from './sandbox.js';
 
 export interface CoreEnv {
   core: AppCore;
   home: string;
   root: string;
   /** Every sandbox "Try the sandbox" started (tests stop it to go offline). */
-  sandboxes: RunningSandbox[];
+  sandboxes: BuiltInSandbox[];
   call<C extends RequestChannel>(channel: C, args: Args<C>): Promise<Results[C]>;
   close(): Promise<void>;
 }
@@ -25,13 +25,13 @@ export interface CoreEnv {
 export async function coreEnv(o: { credentials?: CredentialStore; hooks?: Partial<HostHooks> } = {}): Promise<CoreEnv> {
   const root = await mkdtemp(join(tmpdir(), 'docsync-core-'));
   const home = join(root, 'home');
-  const sandboxes: RunningSandbox[] = [];
+  const sandboxes: BuiltInSandbox[] = [];
   const core = new AppCore({
     host: 'headless', home, version: 'test', credentials: o.credentials ?? new MemoryStore(), env: {},
     startSandbox: async () => {
-      const sb = await sandbox();
+      const sb = await startBuiltInSandbox(FAST);
       sandboxes.push(sb);
-      return { url: sb.url, token: 'admin-token', close: () => sb.close() };
+      return sb;
     },
     engine: { poll: { initialMs: 50, maxMs: 200, reviewMs: 200 }, retry: { initialMs: 50, maxMs: 500 } },
     probeMs: { online: 500, offline: 200 },

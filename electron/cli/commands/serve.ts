@@ -2,8 +2,9 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startSandbox } from '../../../sandbox/index.js';
-import { AppCore, probeClient } from '../../engine/app/core.js';
+import { startBuiltInSandbox } from '../../../sandbox/index.js';
+import { AppCore } from '../../engine/app/core.js';
+import { probeOnce } from '../../engine/service/probe.js';
 import { resolveConnection, type Connection } from '../../engine/config/connection.js';
 import { KeytarStore } from '../../engine/config/credentials.js';
 import { intFlag, parseArgs, UsageError } from '../args.js';
@@ -34,14 +35,11 @@ async function version(): Promise<string> {
 
 /** A refused token stops serve at once; an unreachable service does not: it runs offline and catches up. */
 async function checkService(conn: Connection): Promise<void> {
-  const probe = probeClient(conn);
   try {
-    await probe.listBatches({ limit: 1 });
+    await probeOnce(conn);
   } catch (err) {
     if (isServiceError(err) && err.kind === 'http' && (err.status === 401 || err.status === 403)) throw explainServiceError(err, conn.url);
     console.log(`cannot reach ${conn.url} now (${explainServiceError(err, conn.url).message}); running offline, retrying in the background`);
-  } finally {
-    probe.close();
   }
 }
 
@@ -58,10 +56,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const conn: Connection | null = await resolveConnection(home, credentials);
   const core = new AppCore({
     host: 'headless', home, version: await version(), credentials,
-    startSandbox: async () => {
-      const sb = await startSandbox({ port: 0, dataDir: join(home, 'sandbox') });
-      return { url: sb.url, token: 'admin-token', close: () => sb.close() };
-    },
+    startSandbox: () => startBuiltInSandbox({ dataDir: join(home, 'sandbox') }),
   });
 
   let started = false;

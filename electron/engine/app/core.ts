@@ -5,13 +5,14 @@
  */
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
-import { FILE_STATES } from '../../../shared/file-states.js';
+import { zeroCounts } from '../../../shared/file-states.js';
 import { checkArgs, isRequestChannel, type EventChannel, type Events, type Handlers, type RequestChannel } from '../../../shared/ui/contract.js';
 import type { AccountView, AppInfo, ConnectionState, StatusView, Transfer } from '../../../shared/ui/views.js';
 import { resolveConnection, type Connection } from '../config/connection.js';
 import { KeychainUnavailableError, MemoryStore } from '../config/credentials.js';
 import { Engine } from '../engine.js';
 import { isServiceError, ServiceClient } from '../service/index.js';
+import { probeClient } from '../service/probe.js';
 import { openStore, STORE_FILE, type Store } from '../store/index.js';
 import { stateCounter } from '../store/state-counts.js';
 import { createHandlers } from './handlers.js';
@@ -136,7 +137,7 @@ export class AppCore {
         if (r.appId) targets.set(`a:${r.appId}`, { type: 'app', id: r.appId });
       }
     }
-    if (s?.tokenSource === 'sandbox') for (const id of SANDBOX_DEPLOYMENTS) targets.set(`d:${id}`, { type: 'deployment', id });
+    if (s?.tokenSource === 'sandbox') for (const id of this.#sandbox?.deployments ?? []) targets.set(`d:${id}`, { type: 'deployment', id });
     return {
       version: this.hooks.version,
       host: this.hooks.host,
@@ -201,7 +202,7 @@ export class AppCore {
   status(): StatusView {
     const e = this.engine;
     return {
-      counts: this.#store ? (this.#stateCounts ??= stateCounter(this.store.db))() : (Object.fromEntries(FILE_STATES.map((k) => [k, 0])) as StatusView['counts']),
+      counts: this.#store ? (this.#stateCounts ??= stateCounter(this.store.db))() : zeroCounts(),
       transfers: this.#session ? [...this.#session.transfers.values()] : [],
       paused: e ? e.status().paused : false,
       activeRuns: this.#store ? this.store.runs.activeRuns().length : 0,
@@ -291,22 +292,10 @@ export class AppCore {
   }
 }
 
-/** Deployments the built-in sandbox knows (see sandbox/catalog.ts), offered in the pickers. */
-const SANDBOX_DEPLOYMENTS = ['sandbox-invoices', 'sandbox-invoices-review', 'sandbox-mailbox'];
-
 function signedInAs(s: Session): string {
   const host = new URL(s.conn.url).host;
   if (s.tokenSource === 'sandbox') return `the built-in sandbox (${host})`;
   return `${host}${s.conn.context ? ` (context ${s.conn.context})` : ''}`;
-}
-
-/** Short timeouts and one retry: the probe must answer quickly either way. */
-export function probeClient(conn: Pick<Connection, 'url' | 'token' | 'context'>): ServiceClient {
-  return new ServiceClient({
-    baseUrl: conn.url, token: conn.token, ...(conn.context !== undefined ? { context: conn.context } : {}),
-    retry: { limit: 1, baseDelayMs: 100, maxDelayMs: 200, maxRetryAfterMs: 2000 },
-    timeouts: { connectMs: 5000, responseMs: 15_000, idleMs: 15_000 },
-  });
 }
 
 export function oneLine(err: unknown): string {

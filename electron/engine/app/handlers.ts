@@ -8,7 +8,8 @@ import { KeychainUnavailableError } from '../config/credentials.js';
 import type { Engine } from '../engine.js';
 import { resultsCsv, resultsJson } from '../pipeline/outputs.js';
 import type { AppCore } from './core.js';
-import { oneLine, probeClient } from './core.js';
+import { probeOnce } from '../service/probe.js';
+import { oneLine } from './core.js';
 import { fileView, folderView, pageLayouts, queueView, resultFileView, runListView, runView, searchHitView } from './views.js';
 
 const ACCOUNT = 'default';
@@ -67,13 +68,10 @@ export function createHandlers(core: AppCore): Handlers {
   };
 
   const verify = async (url: string, token: string, context: string | undefined): Promise<void> => {
-    const probe = probeClient({ url, token, context });
     try {
-      await probe.listBatches({ limit: 1 });
+      await probeOnce({ url, token, context });
     } catch (err) {
       throw new Error(`${url}: ${oneLine(err)}`);
-    } finally {
-      probe.close();
     }
   };
 

@@ -10,6 +10,8 @@ export interface SandboxHandle {
   url: string;
   /** Token the built-in sandbox accepts for a full-access user. */
   token: string;
+  /** Its deployments, offered in the pickers while signed in to it. */
+  deployments: string[];
   close(): Promise<void>;
 }
 

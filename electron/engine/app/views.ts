@@ -1,4 +1,5 @@
 /** Store rows -> the UI's views (shared/ui/views.ts). Pure mapping, plus the raw-page lookups it needs. */
+import { zeroCounts } from '../../../shared/file-states.js';
 import { validateFolderSettings } from '../../../shared/hot-folder.js';
 import type {
   DocumentView, FieldView, FileView, FolderView, PageLayoutView, ResultFileView, RunView, SearchHitView, SourceBox,
@@ -24,7 +25,7 @@ export function folderView(row: FolderRow, stats: ReturnType<Store['browse']['fo
     id: row.id, path: row.path, enabled: row.enabled, problem,
     // Invalid stored settings still show (with the problem) so the folder can be fixed or removed.
     settings: v.ok ? v.settings : (row.settings as unknown as FolderView['settings']),
-    counts: st?.counts ?? store.browse.emptyCounts(), lastActivityMs: st?.lastActivityMs ?? null,
+    counts: st?.counts ?? zeroCounts(), lastActivityMs: st?.lastActivityMs ?? null,
   };
 }
 

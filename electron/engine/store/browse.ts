@@ -2,7 +2,7 @@
  * Read-only queries for the UI: pages of the queue, per-folder counts, runs with their file counts
  * and the folder -> run tree of stored results. Ordered newest first, as people look at them.
  */
-import { FILE_STATES, type FileState } from '../../../shared/file-states.js';
+import { zeroCounts, type FileState } from '../../../shared/file-states.js';
 import type { RunStatus } from '../../../shared/service/index.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Db } from './db.js';
@@ -28,7 +28,6 @@ export interface RunListRow {
 
 export interface TreeRow { folderId: number | null; runId: number; serviceRunId: string; createdMs: number; status: RunStatus | null; files: number }
 
-const emptyCounts = (): Record<FileState, number> => Object.fromEntries(FILE_STATES.map((s) => [s, 0])) as Record<FileState, number>;
 /** LIKE with the user's text taken literally. */
 const likeArg = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -120,7 +119,7 @@ export function browseQueries(db: Db) {
     folderStats(): Map<number, { counts: Record<FileState, number>; lastActivityMs: number | null }> {
       const out = new Map<number, { counts: Record<FileState, number>; lastActivityMs: number | null }>();
       for (const r of folderStats.all()) {
-        const cur = out.get(r.folder_id) ?? { counts: emptyCounts(), lastActivityMs: null };
+        const cur = out.get(r.folder_id) ?? { counts: zeroCounts(), lastActivityMs: null };
         cur.counts[r.state] = r.n;
         cur.lastActivityMs = Math.max(cur.lastActivityMs ?? 0, r.last);
         out.set(r.folder_id, cur);
@@ -150,7 +149,6 @@ export function browseQueries(db: Db) {
       uploading.all().map((r) => ({ fileId: r.id, path: r.path, sent: r.sent ?? 0, total: r.size })),
     /** The run a stored document belongs to. */
     runOfDocument: (documentId: number): number | undefined => docRun.get(documentId)?.run_id,
-    emptyCounts,
   };
 }
 

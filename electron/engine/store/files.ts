@@ -2,7 +2,7 @@
  * Local files seen (table `files`), their state history (`file_events`) and multipart upload
  * sessions with their parts (`multipart_sessions`, `uploaded_parts`).
  */
-import { FILE_STATES, type FileState } from '../../../shared/file-states.js';
+import { FILE_STATES, zeroCounts, type FileState } from '../../../shared/file-states.js';
 import type { Db } from './db.js';
 
 export { FILE_STATES, type FileState };
@@ -168,7 +168,7 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
     },
     /** Number of files in each state (every state present, 0 when none). */
     countByState(): Record<FileState, number> {
-      const out = Object.fromEntries(FILE_STATES.map((s) => [s, 0])) as Record<FileState, number>;
+      const out = zeroCounts();
       for (const c of counts.all()) out[c.state] = c.n;
       return out;
     },

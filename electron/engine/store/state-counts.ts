@@ -5,7 +5,7 @@
  * same transaction as every change of files.state, in this process or another one. When the number
  * of files disagrees with the sum (rows written without an event), or the log grew a lot, it counts again.
  */
-import { FILE_STATES, type FileState } from '../../../shared/file-states.js';
+import { FILE_STATES, zeroCounts, type FileState } from '../../../shared/file-states.js';
 import type { Db } from './db.js';
 
 /** Past this many new events a recount is cheaper than replaying them. */
@@ -22,7 +22,7 @@ export function stateCounter(db: Db): () => Record<FileState, number> {
 
   const recount = (): Record<FileState, number> => {
     seen = lastEvent.get()!.id;
-    const out = Object.fromEntries(FILE_STATES.map((s) => [s, 0])) as Record<FileState, number>;
+    const out = zeroCounts();
     for (const r of byState.all()) out[r.state] = r.n;
     return out;
   };

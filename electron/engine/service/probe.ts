@@ -1,0 +1,27 @@
+/** A quick check that a service answers and accepts a token: short timeouts and one retry. */
+import { ServiceClient } from './index.js';
+
+export interface ProbeTarget {
+  url: string;
+  token: string;
+  context?: string | undefined;
+}
+
+/** A client for probing: it must answer quickly either way. */
+export function probeClient(t: ProbeTarget): ServiceClient {
+  return new ServiceClient({
+    baseUrl: t.url, token: t.token, ...(t.context !== undefined ? { context: t.context } : {}),
+    retry: { limit: 1, baseDelayMs: 100, maxDelayMs: 200, maxRetryAfterMs: 2000 },
+    timeouts: { connectMs: 5000, responseMs: 15_000, idleMs: 15_000 },
+  });
+}
+
+/** One cheap call (list one batch); rejects with the client's typed error. */
+export async function probeOnce(t: ProbeTarget): Promise<void> {
+  const c = probeClient(t);
+  try {
+    await c.listBatches({ limit: 1 });
+  } finally {
+    c.close();
+  }
+}
