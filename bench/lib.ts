@@ -19,8 +19,9 @@ export interface BenchSandbox {
   stop(): Promise<void>;
 }
 
-export async function startSandboxProcess(extra: string[] = []): Promise<BenchSandbox> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'docsync-bench-'));
+/** `dataRoot`: where the sandbox keeps its data (a temporary folder under it); default the OS temp folder. */
+export async function startSandboxProcess(extra: string[] = [], dataRoot = tmpdir()): Promise<BenchSandbox> {
+  const dataDir = await mkdtemp(join(dataRoot, 'docsync-bench-'));
   const child: ChildProcess = spawn(process.execPath, [CLI, 'sandbox', '--port', '0', '--data', dataDir, ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
   const first = await new Promise<string>((resolve, reject) => {
     const rl = createInterface({ input: child.stdout! });

@@ -1,5 +1,5 @@
 // Upload benchmark (issue 3): the client against curl, same sandbox, same run, as ratios.
-//   npm run bench:upload [-- --size-mb 1024 --small 2000 --rounds 5]
+//   npm run bench:upload [-- --size-mb 1024 --small 2000 --rounds 5 --sandbox-data /dev/shm]
 // 1) one large file: client multipart (default settings) vs `curl -T` as one PUT;
 //    reports both throughputs, the ratio and the client's peak RSS.
 // 2) many small files: client (default concurrency) vs `xargs -P 8 curl`, as a ratio.
@@ -18,7 +18,12 @@ function arg(name: string, dflt: number): number {
 const sizeMb = arg('size-mb', 1024);
 const smallCount = arg('small', 2000);
 const dir = await mkdtemp(join(tmpdir(), 'docsync-bench-files-'));
-const sb = await startSandboxProcess();
+// --sandbox-data DIR: where the sandbox stores what it receives (default the OS temp folder). A
+// real service writes to its own disks; on this one machine the sandbox's disk writeback competes
+// with both uploads and adds most of the run-to-run noise, so tmpfs (/dev/shm) takes it out.
+const sdi = process.argv.indexOf('--sandbox-data');
+const sandboxData = sdi === -1 ? undefined : process.argv[sdi + 1];
+const sb = await startSandboxProcess([], sandboxData);
 const client = new ServiceClient({ baseUrl: sb.url, token: TOKEN });
 try {
   const big = join(dir, 'big.bin');
@@ -72,7 +77,7 @@ try {
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
   const curlMbps = mbps(bytes, median(curlMs));
   const clientMbps = mbps(bytes, median(clientMs));
-  console.log(`large file: ${sizeMb} MiB, median of ${rounds} rounds (order alternating)`);
+  console.log(`large file: ${sizeMb} MiB, median of ${rounds} rounds (order alternating); sandbox data in ${sandboxData ?? tmpdir()}`);
   console.log(`  curl -T (one PUT):       ${curlMbps.toFixed(1)} MB/s (runs: ${curlMs.map((m) => (m / 1000).toFixed(2)).join(', ')} s)`);
   console.log(`  client multipart:        ${clientMbps.toFixed(1)} MB/s (runs: ${clientMs.map((m) => (m / 1000).toFixed(2)).join(', ')} s)`);
   console.log(`  ratio client/curl:       ${(clientMbps / curlMbps).toFixed(2)}   (target >= 0.9)`);
