@@ -9,6 +9,7 @@ import { intake, recordBatch } from './pipeline/intake.js';
 import type { BatchPlan } from './pipeline/plan.js';
 import { TryLater, uploadBatch } from './pipeline/uploader.js';
 import type { ServiceClient } from './service/index.js';
+import { Semaphore } from './service/limit.js';
 import type { FileRow, FileState, FolderRow, Store } from './store/index.js';
 import { BatchPlanner, type BatchFile } from './watch/batcher.js';
 import { scanFolder } from './watch/scan.js';
@@ -58,6 +59,8 @@ export class Engine extends EventEmitter<EngineEvents> {
   private readonly uploadConcurrency: number;
   private readonly retry: { initialMs: number; maxMs: number };
   private readonly folders = new Map<number, FolderLoop>();
+  /** Files hashed and taken in at once: a drop of 10,000 files opens 8 at a time, not 10,000 (EMFILE, memory). */
+  private readonly intakeSlots = new Semaphore(8);
   private readonly ctl = new AbortController();
   private readonly queue: number[] = [];
   private readonly uploading = new Set<number>();
@@ -230,7 +233,10 @@ export class Engine extends EventEmitter<EngineEvents> {
     }
     watcher.on('stable', (obs) =>
       this.task(async () => {
-        const f = await intake(this.ctx, row.id, settings, obs);
+        // After a stop the files still waiting for a slot are left: the next start's first scan sees
+        // them again. (Checked in the slot, not with an abort listener per waiting file.)
+        const stopped = this.ctl.signal;
+        const f = await this.intakeSlots.run(async () => (stopped.aborted ? null : intake(this.ctx, row.id, settings, obs)));
         if (f && this.folders.get(row.id) === loop) this.plan(loop, f);
       }),
     );
