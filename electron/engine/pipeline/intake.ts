@@ -15,36 +15,42 @@ import { randomUUID } from 'node:crypto';
  */
 export async function intake(ctx: PipelineContext, folderId: number, settings: HotFolderSettings, obs: StableFile): Promise<FileRow | null> {
   const mtimeMs = Math.floor(obs.mtimeMs);
-  const existing = ctx.store.files.byPath(obs.path);
-  const sameVersion = existing && existing.size === obs.size && existing.mtimeMs === mtimeMs;
-  if (sameVersion && existing.state !== 'discovered') return null;
+  const known = ctx.store.files.byPath(obs.path);
+  if (known && known.size === obs.size && known.mtimeMs === mtimeMs && known.state !== 'discovered') return null;
   let sha: string;
   try {
     sha = await sha256File(obs.path);
   } catch {
     return null; // gone again: the next scan will say
   }
-  let row: FileRow;
-  // A row not yet in a closed batch (waiting to settle again, or waiting in the open batch) is the same
-  // file: it takes the new version. A second row would leave the first one queued forever.
-  const notBatched = existing && existing.batchId === null && (existing.state === 'stable' || existing.state === 'queued');
-  if (existing && (existing.state === 'discovered' || notBatched)) {
-    ctx.store.files.observe(existing.id, { size: obs.size, mtimeMs, sha256: sha });
-    row = ctx.store.files.get(existing.id) as FileRow;
-  } else {
-    row = ctx.store.files.add({ folderId, path: obs.path, size: obs.size, mtimeMs, sha256: sha, originalName: basename(obs.path) });
-    ctx.emit('file', { file: row, from: null });
-  }
-  if (!settings.reprocessDuplicates) {
-    const dup = ctx.store.files.doneWithSameContent(sha, row.id);
-    if (dup) {
-      setState(ctx, row.id, 'skipped', `same content as ${dup.path}, already processed`);
-      return null;
+  // One transaction for the row and its steps to queued: a drop of thousands of files commits once
+  // per file, not three times (measured: the commits were most of the time taken per file).
+  return ctx.store.transaction(() => {
+    // Read again: another intake of the same path may have finished while this one was hashing.
+    const existing = ctx.store.files.byPath(obs.path);
+    if (existing && existing.size === obs.size && existing.mtimeMs === mtimeMs && existing.state !== 'discovered') return null;
+    let row: FileRow;
+    // A row not yet in a closed batch (waiting to settle again, or waiting in the open batch) is the same
+    // file: it takes the new version. A second row would leave the first one queued forever.
+    const notBatched = existing && existing.batchId === null && (existing.state === 'stable' || existing.state === 'queued');
+    if (existing && (existing.state === 'discovered' || notBatched)) {
+      ctx.store.files.observe(existing.id, { size: obs.size, mtimeMs, sha256: sha });
+      row = ctx.store.files.get(existing.id) as FileRow;
+    } else {
+      row = ctx.store.files.add({ folderId, path: obs.path, size: obs.size, mtimeMs, sha256: sha, originalName: basename(obs.path) });
+      ctx.emit('file', { file: row, from: null });
     }
-  }
-  if (row.state === 'queued') return row;
-  setState(ctx, row.id, 'stable');
-  return setState(ctx, row.id, 'queued');
+    if (!settings.reprocessDuplicates) {
+      const dup = ctx.store.files.doneWithSameContent(sha, row.id);
+      if (dup) {
+        setState(ctx, row.id, 'skipped', `same content as ${dup.path}, already processed`);
+        return null;
+      }
+    }
+    if (row.state === 'queued') return row;
+    setState(ctx, row.id, 'stable');
+    return setState(ctx, row.id, 'queued');
+  });
 }
 
 /**
