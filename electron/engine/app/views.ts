@@ -35,7 +35,7 @@ export function runView(store: Store, r: RunRow): RunView {
   const batch = r.batchId === null ? undefined : store.runs.batch(r.batchId);
   return {
     id: r.id, serviceRunId: r.serviceRunId, deploymentId: r.deploymentId, appId: r.appId, status: r.status, msg: r.msg, reviewWaiting: r.reviewWaiting,
-    files: r.batchId === null ? 0 : store.files.list({ batchId: r.batchId }).length, folderId: batch?.folderId ?? null, createdMs: r.createdMs,
+    files: r.batchId === null ? 0 : store.files.countInBatch(r.batchId), folderId: batch?.folderId ?? null, createdMs: r.createdMs,
     startMs: r.startMs, finishMs: r.finishMs, resultsStored: r.resultsStoredMs !== null,
   };
 }

@@ -101,6 +101,7 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
   const byState = db.prepare<[FileState], Raw>('SELECT * FROM files WHERE state = ? ORDER BY id');
   const byFolder = db.prepare<[number], Raw>('SELECT * FROM files WHERE folder_id = ? ORDER BY id');
   const byBatch = db.prepare<[number], Raw>('SELECT * FROM files WHERE batch_id = ? ORDER BY id');
+  const inBatch = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM files WHERE batch_id = ?');
   const all = db.prepare<[], Raw>('SELECT * FROM files ORDER BY id');
   const counts = db.prepare<[], { state: FileState; n: number }>('SELECT state, count(*) AS n FROM files GROUP BY state');
   const doneBySha = db.prepare<[string, number], Raw>(
@@ -165,6 +166,10 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
           : filter.batchId !== undefined ? byBatch.all(filter.batchId)
             : all.all();
       return rs.filter((r) => (filter.folderId === undefined || r.folder_id === filter.folderId) && (filter.batchId === undefined || r.batch_id === filter.batchId)).map(row);
+    },
+    /** Number of files in a batch. */
+    countInBatch(batchId: number): number {
+      return inBatch.get(batchId)?.n ?? 0;
     },
     /** Number of files in each state (every state present, 0 when none). */
     countByState(): Record<FileState, number> {

@@ -34,6 +34,8 @@ describe('files: every file seen', () => {
     s.files.assign(f.id, { safeName: 'a_1.pdf', batchId: b.id, servicePath: 'svc-drive/b/17/a_1.pdf' });
     expect(s.files.get(f.id)).toMatchObject({ size: 4096, mtimeMs: 5, sha256: 'ab'.repeat(32), safeName: 'a_1.pdf', batchId: b.id, servicePath: 'svc-drive/b/17/a_1.pdf', originalName: 'a.pdf' });
     expect(s.files.list({ batchId: b.id }).map((x) => x.id)).toEqual([f.id]);
+    expect(s.files.countInBatch(b.id)).toBe(1);
+    expect(s.files.countInBatch(b.id + 1)).toBe(0);
     expect(() => s.files.observe(999, { size: 1, mtimeMs: 1 })).toThrow(UnknownFileError);
   });
 
