@@ -233,11 +233,13 @@ export class Engine extends EventEmitter<EngineEvents> {
     }
     watcher.on('stable', (obs) =>
       this.task(async () => {
-        // After a stop the files still waiting for a slot are left: the next start's first scan sees
-        // them again. (Checked in the slot, not with an abort listener per waiting file.)
+        // After a stop, or once this folder is removed or restarted with new settings, the files still
+        // waiting for a slot are left: the next scan sees them again. (Checked in the slot, not with an
+        // abort listener per waiting file.)
         const stopped = this.ctl.signal;
-        const f = await this.intakeSlots.run(async () => (stopped.aborted ? null : intake(this.ctx, row.id, settings, obs)));
-        if (f && this.folders.get(row.id) === loop) this.plan(loop, f);
+        const current = (): boolean => !stopped.aborted && this.folders.get(row.id) === loop;
+        const f = await this.intakeSlots.run(async () => (current() ? intake(this.ctx, row.id, settings, obs) : null));
+        if (f && current()) this.plan(loop, f);
       }),
     );
     watcher.on('error', (e) => log(this.ctx, 'warn', `${settings.path}: ${e.message}`));

@@ -26,6 +26,8 @@ export async function intake(ctx: PipelineContext, folderId: number, settings: H
   // One transaction for the row and its steps to queued: a drop of thousands of files commits once
   // per file, not three times (measured: the commits were most of the time taken per file).
   return ctx.store.transaction(() => {
+    // The folder may have been removed while this file was hashed: nothing to take it in for.
+    if (!ctx.store.folders.get(folderId)) return null;
     // Read again: another intake of the same path may have finished while this one was hashing.
     const existing = ctx.store.files.byPath(obs.path);
     if (existing && existing.size === obs.size && existing.mtimeMs === mtimeMs && existing.state !== 'discovered') return null;

@@ -85,4 +85,20 @@ describe('many files at once', () => {
       await again.stop();
     }
   }, 120_000);
+
+  it('removing the folder while 2,000 files wait to be taken in: the rest are left, no errors, no rows for the removed folder appear after', async () => {
+    const { e, inbox } = await pausedHotFolder();
+    const errors: string[] = [];
+    e.engine.on('log', ({ level, msg }) => {
+      if (level === 'error') errors.push(msg);
+    });
+    await dropMany(e, inbox, 2000, 64 * 1024);
+    await waitUntil(() => e.engine.store.files.list().length > 0, 'the first file taken in', 30_000);
+    await e.engine.removeFolder(inbox);
+    const afterRemove = e.engine.store.files.list().length;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(e.engine.store.files.list().length).toBe(afterRemove);
+    expect(afterRemove).toBeLessThan(2000);
+    expect(errors.join(' | ')).toBe('');
+  }, 90_000);
 });
