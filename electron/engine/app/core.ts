@@ -47,6 +47,8 @@ export class AppCore {
   #state: ConnectionState = { kind: 'none' };
   #keychainProblem: string | null = null;
   #statusTimer: NodeJS.Timeout | undefined;
+  /** A change came while status events were being held back. */
+  #statusDirty = false;
   /** Files per state, kept from the store's event log instead of counted on every status. */
   #stateCounts: (() => StatusView['counts']) | undefined;
   /** Last status announced per run: a run's final status is reported more than once. */
@@ -210,12 +212,23 @@ export class AppCore {
     };
   }
 
-  /** Coalesces bursts of changes into one status event. */
+  /**
+   * Status events for changes: the first change of a quiet spell goes out at once (the counts move
+   * with the rows), later ones are coalesced into at most one event per 250 ms, the last of which
+   * carries the final counts.
+   */
   statusChanged(): void {
-    if (this.#statusTimer || this.#stopped) return;
+    if (this.#stopped) return;
+    if (this.#statusTimer) {
+      this.#statusDirty = true;
+      return;
+    }
+    this.events.emit('status', this.status());
     this.#statusTimer = setTimeout(() => {
       this.#statusTimer = undefined;
-      if (!this.#stopped) this.events.emit('status', this.status());
+      if (!this.#statusDirty) return;
+      this.#statusDirty = false;
+      this.statusChanged();
     }, 250);
   }
 

@@ -123,11 +123,21 @@ describe('the sandbox in one click, a hot folder, results offline', () => {
     await expect(e.call('folders.add', { settings: { path: join(e.root, 'missing'), deployment: 'x', stabilityMs: -1 } })).rejects.toThrow(/stabilityMs must be between/);
 
     const seen: FileView[] = [];
-    e.core.events.on('file', (f) => seen.push(f));
+    const firstFileAt: number[] = [];
+    const statuses: { at: number; counts: Record<string, number> }[] = [];
+    e.core.events.on('file', (f) => {
+      seen.push(f);
+      if (firstFileAt.length === 0) firstFileAt.push(performance.now());
+    });
+    e.core.events.on('status', (st) => statuses.push({ at: performance.now(), counts: st.counts }));
     await writeFile(join(inbox, 'inv-1.pdf'), await invoice(1));
     await writeFile(join(inbox, 'bad.pdf'), await corruptPdf());
     await waitUntil(async () => (await e.call('status.get', {})).counts.done === 1 && (await e.call('status.get', {})).counts.failed === 1, 'one done, one failed');
     expect(seen.map((f) => f.state)).toEqual(expect.arrayContaining(['stable', 'queued', 'uploading', 'uploaded', 'running', 'done', 'failed']));
+    // Status events: the first change shows at once, the last one pushed carries the final counts.
+    expect(statuses[0]!.at - firstFileAt[0]!).toBeLessThan(100);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(statuses.at(-1)!.counts).toEqual((await e.call('status.get', {})).counts);
 
     const page = await e.call('files.page', { offset: 0, limit: 10 });
     expect(page.total).toBe(2);

@@ -48,6 +48,7 @@ export async function cliEnv(service?: { url: string; token: string }): Promise<
       else e[k] = v;
     }
     const child = spawn(process.execPath, [MAIN, ...args], { cwd: root, env: e });
+    lineLog(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -89,18 +90,52 @@ export function expectOneLineError(r: Exit, msg: RegExp, code?: number): void {
   expect(r.stderr).not.toMatch(/\n\s+at /);
 }
 
-/** Resolves with the first stdout line matching `re` (rejects if the process ends first). */
+/** Every stdout line of a child, read once; each wait goes on from the line after the last match. */
+interface LineLog {
+  lines: string[];
+  next: number;
+  closed: boolean;
+  wake: Set<() => void>;
+}
+const logs = new WeakMap<ChildProcessWithoutNullStreams, LineLog>();
+
+function lineLog(child: ChildProcessWithoutNullStreams): LineLog {
+  let log = logs.get(child);
+  if (log) return log;
+  const made: LineLog = { lines: [], next: 0, closed: false, wake: new Set() };
+  const ping = () => made.wake.forEach((f) => f());
+  // One reader for the child's life: a reader per wait would lose lines that arrived in the chunk
+  // the previous reader consumed (two lines printed together).
+  createInterface({ input: child.stdout }).on('line', (line) => (made.lines.push(line), ping()));
+  child.once('close', () => ((made.closed = true), ping()));
+  logs.set(child, made);
+  return made;
+}
+
+/**
+ * Resolves with the first stdout line matching `re` after the previous match (rejects if the
+ * process ends first). Lines printed before the first wait count too.
+ */
 export function lineMatching(child: ChildProcessWithoutNullStreams, re: RegExp, timeoutMs = 20_000): Promise<string> {
+  const log = lineLog(child);
   return new Promise((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout });
-    const t = setTimeout(() => (rl.close(), reject(new Error(`no line matching ${re} within ${timeoutMs} ms`))), timeoutMs);
-    rl.on('line', (line) => {
-      if (re.test(line)) {
-        clearTimeout(t);
-        rl.close();
-        resolve(line);
+    const check = () => {
+      for (; log.next < log.lines.length; log.next++) {
+        const line = log.lines[log.next]!;
+        if (re.test(line)) {
+          log.next++;
+          return done(() => resolve(line));
+        }
       }
-    });
-    child.once('close', (code) => (clearTimeout(t), reject(new Error(`exited with ${code} before printing a line matching ${re}`))));
+      if (log.closed) done(() => reject(new Error(`exited with ${child.exitCode} before printing a line matching ${re}`)));
+    };
+    const t = setTimeout(() => done(() => reject(new Error(`no line matching ${re} within ${timeoutMs} ms`))), timeoutMs);
+    const done = (settle: () => void) => {
+      clearTimeout(t);
+      log.wake.delete(check);
+      settle();
+    };
+    log.wake.add(check);
+    check();
   });
 }
