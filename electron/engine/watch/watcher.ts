@@ -2,7 +2,7 @@
  * One hot folder's watcher (issue 4: "watcher events are hints; a scan decides"). OS change events only
  * tell us where to look: they queue a debounced targeted re-look at the paths named (a new folder is
  * scanned and watched, a vanished one forgotten; a flood of events queues a full rescan instead). The
- * events come from one fs.watch per folder (hints.ts), or from chokidar when the folder is polled
+ * events come from one fs.watch per folder (hints.ts), or from a poller (poller.ts) when the folder is polled
  * (network shares, where OS events do not arrive). A full scan runs on start (each folder watched
  * before it is listed, so nothing falls in between) and every `rescanIntervalMs`, and catches whatever
  * the events miss. Files still settling are looked at again when their stability threshold is due.
@@ -15,9 +15,9 @@
 import { EventEmitter } from 'node:events';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
 import { FolderHints } from './hints.js';
 import { createFilter, type PathFilter } from './ignore.js';
+import { FolderPoller } from './poller.js';
 import { scanFolder, type FileObservation } from './scan.js';
 import { StabilityTracker } from './stability.js';
 
@@ -65,8 +65,8 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
   private readonly filter: PathFilter;
   private readonly tracker: StabilityTracker;
   private readonly now: () => number;
-  private chokidar: FSWatcher | undefined;
-  private folderHints: FolderHints | undefined;
+  /** Where change hints come from: OS watches, or a poller for folders where OS events do not arrive. */
+  private folderHints: FolderHints | FolderPoller | undefined;
   private state: 'new' | 'running' | 'stopped' = 'new';
   private needFull = false;
   private hints = new Set<string>();
@@ -88,12 +88,20 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
     return this.state === 'running';
   }
 
-  /** Starts watching; resolves after the first full scan is done (and chokidar is ready, when polling). */
+  /** Starts watching; resolves after the first full scan is done. */
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`watcher for ${this.root} was already ${this.state === 'running' ? 'started' : 'stopped'}`);
     this.state = 'running';
-    if (this.opts.nativeHints !== false && this.opts.polling?.enabled) await this.startPolling();
-    else if (this.opts.nativeHints !== false) {
+    if (this.opts.nativeHints !== false && this.opts.polling?.enabled) {
+      this.folderHints = new FolderPoller(this.root, {
+        hint: (p) => {
+          if (!this.hintIgnored(p)) this.hint('change', p);
+        },
+        // A rescan, with the poller's listings kept (they are what the next changes are told by).
+        folder: () => this.hint('addDir', this.root),
+        error: (err) => this.fail(err),
+      }, this.opts.polling.intervalMs);
+    } else if (this.opts.nativeHints !== false) {
       this.folderHints = new FolderHints(this.root, this.opts.recursive, {
         hint: (p) => {
           if (!this.hintIgnored(p)) this.hint('change', p);
@@ -105,52 +113,19 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
         error: (err) => this.fail(err),
       });
     }
-    if (this.state !== 'running') return;
     this.rescanTimer = setInterval(() => this.requestFullScan(), this.opts.rescanIntervalMs);
     this.needFull = true;
     await this.kick();
   }
 
-  /** chokidar polling the folders (files are not tracked: see `ignored`); resolves once it is ready. */
-  private async startPolling(): Promise<void> {
-    const w = watch(this.root, {
-      persistent: true,
-      ignoreInitial: true,
-      followSymlinks: false,
-      depth: this.opts.recursive ? undefined : 0,
-      usePolling: true,
-      interval: this.opts.polling?.intervalMs ?? 2000,
-      binaryInterval: this.opts.polling?.intervalMs ?? 2000,
-      ignorePermissionErrors: true,
-      atomic: false,
-      // chokidar keeps state for every file it tracks: over 100,000 files that is about a gigabyte
-      // (bench/watch-tree.ts). It tracks folders only; file events come from its raw events, which
-      // are hints like any other.
-      ignored: (p: string, stats?: { isFile(): boolean }) => this.hintIgnored(p) || stats?.isFile() === true,
-    });
-    this.chokidar = w;
-    w.on('all', (event, p) => this.hint(event, p));
-    w.on('raw', (_event, rawPath, details) => {
-      const dir = (details as { watchedPath?: string } | undefined)?.watchedPath;
-      if (!dir || !rawPath) return this.hint('addDir', this.root);
-      const p = path.isAbsolute(rawPath) ? rawPath : path.join(dir, rawPath);
-      if (!this.hintIgnored(p)) this.hint('change', p);
-    });
-    w.on('error', (err) => this.fail(err instanceof Error ? err : new Error(String(err))));
-    await new Promise<void>((resolve) => w.once('ready', () => resolve()));
-  }
-
-  /** Stops watching; resolves once chokidar is closed and no scan is running. No events after this. */
+  /** Stops watching; resolves once polling has stopped and no scan is running. No events after this. */
   async stop(): Promise<void> {
     if (this.state === 'stopped') return;
     this.state = 'stopped';
     clearTimeout(this.hintTimer);
     clearTimeout(this.dueTimer);
     clearInterval(this.rescanTimer);
-    this.folderHints?.close();
-    const w = this.chokidar;
-    this.chokidar = undefined;
-    await Promise.all([w?.close(), this.working?.catch(() => undefined)]);
+    await Promise.all([this.folderHints?.close(), this.working?.catch(() => undefined)]);
   }
 
   /** Queue a full rescan (also what the periodic timer does); resolves when it has run. */
@@ -164,7 +139,7 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
     return this.tracker.size;
   }
 
-  /** Number of OS watches open (one per folder on Linux; 0 when polling or scanning only). */
+  /** Number of folders watched (one OS watch per folder on Linux) or polled; 0 when scanning only. */
   get watchedFolders(): number {
     return this.folderHints?.size ?? 0;
   }
@@ -289,7 +264,8 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
     // A new folder (created, or moved in with its files): scan and watch what is below it, afresh
     // (a watch left from an earlier folder of that name hears nothing).
     for (const rel of newFolders) {
-      this.folderHints?.forgetTree(path.join(this.root, rel));
+      // A poller keeps its listing: a folder made again under the same name has a new mtime.
+      if (this.folderHints instanceof FolderHints) this.folderHints.forgetTree(path.join(this.root, rel));
       let files;
       try {
         ({ files } = await scanFolder(this.root, { recursive: true, filter: this.filter, under: rel, onFolder: (d) => this.folderHints?.folder(d) }));

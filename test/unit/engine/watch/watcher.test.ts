@@ -1,12 +1,12 @@
 /**
  * FolderWatcher (issue 4: "watcher events are hints; a scan decides"; "a file is taken only when stable").
- * Real temp folders, real chokidar, small thresholds.
+ * Real temp folders, real OS watches and polling, small thresholds.
  */
-import { appendFile, mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FolderWatcher, type FolderWatcherOptions, type StableFile } from '../../../../electron/engine/watch/watcher.js';
+import { FolderWatcher, type FolderWatcherOptions, type ScanInfo, type StableFile } from '../../../../electron/engine/watch/watcher.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const STABILITY = 150;
@@ -223,10 +223,35 @@ describe('FolderWatcher', () => {
   it('a polled folder (network share) finds new files without OS events', async () => {
     const { w, stable, started } = start({ polling: { enabled: true, intervalMs: 50 } });
     await started;
-    expect(w.watchedFolders).toBe(0);
+    expect(w.watchedFolders).toBe(1); // polled, not watched
     await writeFile(path.join(dir, 'polled.pdf'), 'p');
     await until(() => stable.length === 1);
     expect(stable[0]!.rel).toBe('polled.pdf');
+  });
+
+  it('a polled folder costs a stat per folder per tick: new files, also in a new subfolder, are looked at by name, with no full rescans', async () => {
+    await mkdir(path.join(dir, 'old'));
+    const old = new Date(Date.now() - 60_000);
+    await utimes(path.join(dir, 'old'), old, old);
+    await utimes(dir, old, old);
+    const { w, stable, started } = start({ polling: { enabled: true, intervalMs: 40 } });
+    const scans: ScanInfo[] = [];
+    w.on('scan', (s) => scans.push(s));
+    await started;
+    expect(scans.map((s) => s.kind)).toEqual(['full']); // the start's
+    scans.length = 0;
+    expect(w.watchedFolders).toBe(2);
+    await sleep(200); // five ticks over unchanged folders
+    expect(scans).toEqual([]);
+    await writeFile(path.join(dir, 'a.pdf'), 'a');
+    await mkdir(path.join(dir, 'new'));
+    await writeFile(path.join(dir, 'new', 'b.pdf'), 'bb');
+    await until(() => stable.length === 2);
+    expect(stable.map((f) => f.rel).sort()).toEqual(['a.pdf', 'new/b.pdf']);
+    expect(w.watchedFolders).toBe(3);
+    // The root's change is told by name; the new folder, whose first listing came right after
+    // it was made, is looked at once more as a whole (a targeted scan), never the whole tree.
+    expect(scans.filter((s) => s.kind === 'full')).toEqual([]);
   });
 
   it('stop ends cleanly: no events afterwards, start cannot be repeated, a missing folder is an error event', async () => {
