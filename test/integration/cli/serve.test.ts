@@ -78,6 +78,26 @@ describe('docsync serve', () => {
     expect(hits.map((h) => h.value)).toContain('INV-7');
   });
 
+  it('a polled hot folder (a network share) is processed the same way, found by the poller alone (the rescan is an hour away)', async () => {
+    const cli = await env({ url: sb.url, token: 'admin-token' });
+    const share = cli.dir('share');
+    await mkdir(join(share, 'scans'), { recursive: true });
+    const added = await cli.run(['folders', 'add', share, '--deployment', 'sandbox-invoices', '--poll', '200', '--stability', '150', '--quiet', '300', '--rescan', '3600000']);
+    expect(added.code, added.stderr).toBe(0);
+    const { child, exit } = cli.spawn(['serve']);
+    try {
+      await lineMatching(child, /^engine running$/);
+      // Let the poller take its first listings (an interval), then drop a file into a subfolder.
+      await new Promise((r) => setTimeout(r, 600));
+      await writeFile(join(share, 'scans', 'inv-8.pdf'), await invoicePdf({ invoiceNumber: 'INV-8', invoiceDate: 'May 2, 2026', dueDate: 'June 1, 2026', total: '$8.00', vendor: 'Eight Ltd' }));
+      await lineMatching(child, /^done\s+.*inv-8\.pdf$/, 30_000);
+      child.kill('SIGTERM');
+      expect(await exit).toMatchObject({ code: 0, signal: null });
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it('with a wrong token serve fails at once in one line (exit 1) instead of running', async () => {
     const cli = await env({ url: sb.url, token: 'nope' });
     const { child, exit } = cli.spawn(['serve']);
