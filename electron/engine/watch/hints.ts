@@ -19,12 +19,27 @@ export interface HintSink {
   error(err: Error): void;
 }
 
+/** Where a watcher's change hints come from: OS watches (FolderHints) or a poller (FolderPoller). */
+export interface ChangeSource {
+  /** Folders watched or polled. */
+  readonly size: number;
+  watches(dir: string): boolean;
+  /** A full scan begins; `scanEnded` then drops the folders it did not reach. */
+  scanStarted(): void;
+  /** A scan is about to list `dir`: watch or poll it from now on. */
+  folder(dir: string): void;
+  scanEnded(): void;
+  /** `dir` is gone: stop watching it and the folders below it. */
+  forgetTree(dir: string): void;
+  close(): void | Promise<void>;
+}
+
 /** Errors that mean "no more watches": the OS limit (inotify max_user_watches) or file descriptors. */
 const LIMITS = new Set(['ENOSPC', 'EMFILE', 'ENFILE']);
 /** The folder went away between the scan and the watch: the next scan will not list it. */
 const GONE = new Set(['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM']);
 
-export class FolderHints {
+export class FolderHints implements ChangeSource {
   private readonly watchers = new Map<string, FSWatcher>();
   /** Folders seen by the scan in progress (Linux), to close the watches of the others when it ends. */
   private seen: Set<string> | undefined;

@@ -8,7 +8,7 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { HintSink } from './hints.js';
+import type { ChangeSource, HintSink } from './hints.js';
 
 interface Polled {
   /** When a scan reached the folder (local clock). */
@@ -24,7 +24,7 @@ const FIRST_LISTING_SLACK_MS = 3000;
 const GONE = new Set(['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM']);
 const code = (err: unknown): string => (err as NodeJS.ErrnoException | undefined)?.code ?? '';
 
-export class FolderPoller {
+export class FolderPoller implements ChangeSource {
   private readonly folders = new Map<string, Polled>();
   private seen: Set<string> | undefined;
   private timer: NodeJS.Timeout | undefined;

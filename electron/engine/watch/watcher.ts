@@ -15,7 +15,7 @@
 import { EventEmitter } from 'node:events';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { FolderHints } from './hints.js';
+import { FolderHints, type ChangeSource } from './hints.js';
 import { createFilter, type PathFilter } from './ignore.js';
 import { FolderPoller } from './poller.js';
 import { scanFolder, type FileObservation } from './scan.js';
@@ -66,7 +66,7 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
   private readonly tracker: StabilityTracker;
   private readonly now: () => number;
   /** Where change hints come from: OS watches, or a poller for folders where OS events do not arrive. */
-  private folderHints: FolderHints | FolderPoller | undefined;
+  private folderHints: ChangeSource | undefined;
   private state: 'new' | 'running' | 'stopped' = 'new';
   private needFull = false;
   private hints = new Set<string>();
