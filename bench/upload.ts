@@ -1,13 +1,15 @@
 // Upload benchmark (issue 3): the client against curl, same sandbox, same run, as ratios.
 //   npm run bench:upload [-- --size-mb 1024 --small 2000 --rounds 5 --warmup 1 --sandbox-data /dev/shm]
 // 1) one large file: client multipart (default settings) vs `curl -T` as one PUT;
-//    reports both throughputs, the ratio and the client's peak RSS.
+//    reports both throughputs, the ratio and the client's peak RSS; and the leanest node
+//    multipart (bench/lean-multipart.ts) as a second baseline.
 // 2) many small files: client (default concurrency) vs `xargs -P 8 curl`, as a ratio.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ServiceClient } from '../electron/engine/service/index.js';
+import { leanMultipart } from './lean-multipart.js';
 import { childrenCpuMs, createBatch, mbps, randomFile, run, startSandboxProcess, timed, TOKEN } from './lib.js';
 
 function arg(name: string, dflt: number): number {
@@ -70,17 +72,31 @@ try {
     clientMs.push(up.ms);
     await client.deleteBatch(batch);
   };
+  // The leanest node multipart (bench/lean-multipart.ts): what node itself costs against curl.
+  const leanMs: number[] = [];
+  let leanCpuMs = 0;
+  const leanRound = async (r: number): Promise<void> => {
+    await run('sync', []);
+    const batch = (await client.createBatch({ name: `lean-big-${r}` })).id;
+    const cpu0 = process.cpuUsage();
+    const up = await timed(() => leanMultipart(sb.url, TOKEN, batch, big, bytes));
+    const cpu = process.cpuUsage(cpu0);
+    leanCpuMs += (cpu.user + cpu.system) / 1000;
+    const meta = await client.statPath(`svc-drive/workspaces/personal-admin/batches/${batch}/big.bin`);
+    if (meta?.size !== bytes) throw new Error(`lean upload: size ${meta?.size} != ${bytes}`);
+    leanMs.push(up.ms);
+    await client.deleteBatch(batch);
+  };
   // A first round of each, not counted: on this VM, memory the guest touches for the first time
   // costs the host ~2.3 s per GB (18 GB through /dev/shm: 41 s the first time, 0.37 s per GB the
   // next), so the first 1 GiB upload of a run is up to twice as slow as the rest, whichever side.
   const warmup = arg('warmup', 1);
-  for (let r = 0; r < warmup; r++) await curlRound(-1 - r).then(() => clientRound(-1 - r));
-  curlMs.length = clientMs.length = 0;
-  clientCpuMs = curlCpuMs = sandboxCpuMs.curl = sandboxCpuMs.client = 0;
-  for (let r = 0; r < rounds; r++) {
-    if (r % 2 === 0) await curlRound(r).then(() => clientRound(r));
-    else await clientRound(r).then(() => curlRound(r));
-  }
+  const sides = [curlRound, clientRound, leanRound];
+  for (let r = 0; r < warmup; r++) for (const side of sides) await side(-1 - r);
+  curlMs.length = clientMs.length = leanMs.length = 0;
+  clientCpuMs = curlCpuMs = leanCpuMs = sandboxCpuMs.curl = sandboxCpuMs.client = 0;
+  // Each round runs the three back to back, starting with a different one each time.
+  for (let r = 0; r < rounds; r++) for (let i = 0; i < sides.length; i++) await (sides[(i + r) % sides.length] as (r: number) => Promise<void>)(r);
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
   const curlMbps = mbps(bytes, median(curlMs));
   const clientMbps = mbps(bytes, median(clientMs));
@@ -92,9 +108,11 @@ try {
   // moment; the median of these is steadier than the ratio of two medians when the load moves.
   const pairs = curlMs.map((c, i) => c / (clientMs[i] as number));
   console.log(`  ratio per round:         ${pairs.map((x) => x.toFixed(2)).join(', ')}; median ${median(pairs).toFixed(2)}`);
+  const leanMbps = mbps(bytes, median(leanMs));
+  console.log(`  lean node multipart:     ${leanMbps.toFixed(1)} MB/s (runs: ${leanMs.map((m) => (m / 1000).toFixed(2)).join(', ')} s); ratio to curl ${(leanMbps / curlMbps).toFixed(2)}, client/lean ${(clientMbps / leanMbps).toFixed(2)}`);
   console.log(`  client peak RSS:         ${peakRssMb.toFixed(0)} MB (target < 200 MB)`);
   const perGiB = (ms: number): string => (ms / rounds / (bytes / 2 ** 30)).toFixed(0);
-  console.log(`  client CPU:              ${perGiB(clientCpuMs)} ms per GiB (user + system, mean; curl: ${perGiB(curlCpuMs)})`);
+  console.log(`  client CPU:              ${perGiB(clientCpuMs)} ms per GiB (user + system, mean; curl: ${perGiB(curlCpuMs)}; lean node: ${perGiB(leanCpuMs)})`);
   console.log(`  sandbox CPU:             ${perGiB(sandboxCpuMs.client)} ms per GiB serving the client, ${perGiB(sandboxCpuMs.curl)} serving curl`);
   await rm(big, { force: true });
 
