@@ -37,83 +37,78 @@ try {
   // until the second had run made the second measurably slower (on the project's VM, new page-cache
   // pages cost more than the ones a deletion just freed), so the order also alternates per round.
   const rounds = arg('rounds', 5);
-  const curlMs: number[] = [];
-  const clientMs: number[] = [];
-  let clientCpuMs = 0;
-  // CPU per round: curl's own (a finished child), and the sandbox's while serving either upload.
-  let curlCpuMs = 0;
-  const sandboxCpuMs = { curl: 0, client: 0 };
+  // Per side: each counted upload's time, and CPU (the uploader's own: curl's as a finished child;
+  // the sandbox's while serving it).
+  interface Side {
+    ms: number[];
+    cpuMs: number;
+    sandboxCpuMs: number;
+  }
+  const newSide = (): Side => ({ ms: [], cpuMs: 0, sandboxCpuMs: 0 });
+  const curl = newSide();
+  const cli = newSide();
+  // The leanest node multipart (bench/lean-multipart.ts): what node itself costs against curl.
+  const lean = newSide();
   let peakRssMb = 0;
   const curlRound = async (r: number): Promise<void> => {
     await run('sync', []);
     const batch = await createBatch(sb.url, `curl-big-${r}`);
     const [kids0, sb0] = [await childrenCpuMs(), await sb.cpuMs()];
-    const curl = await timed(() =>
+    const put = await timed(() =>
       run('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '-T', big, '-H', `Authorization: Bearer ${TOKEN}`, `${sb.url}/v2/batches/${batch}/files/big.bin`]),
     );
-    if (curl.value.stdout !== '204') throw new Error(`curl PUT failed: ${curl.value.stdout} ${curl.value.stderr}`);
-    curlCpuMs += (await childrenCpuMs()) - kids0;
-    sandboxCpuMs.curl += (await sb.cpuMs()) - sb0;
-    curlMs.push(curl.ms);
+    if (put.value.stdout !== '204') throw new Error(`curl PUT failed: ${put.value.stdout} ${put.value.stderr}`);
+    curl.cpuMs += (await childrenCpuMs()) - kids0;
+    curl.sandboxCpuMs += (await sb.cpuMs()) - sb0;
+    curl.ms.push(put.ms);
+    await client.deleteBatch(batch);
+  };
+  /** One multipart upload in this process (the client's or the lean one), checked by its size on the service. */
+  const multipartRound = async (side: Side, name: string, upload: (batch: number) => Promise<unknown>): Promise<void> => {
+    await run('sync', []);
+    const batch = (await client.createBatch({ name })).id;
+    const sb0 = await sb.cpuMs();
+    const cpu0 = process.cpuUsage();
+    const up = await timed(() => upload(batch));
+    const cpu = process.cpuUsage(cpu0);
+    side.sandboxCpuMs += (await sb.cpuMs()) - sb0;
+    side.cpuMs += (cpu.user + cpu.system) / 1000;
+    const meta = await client.statPath(`svc-drive/workspaces/personal-admin/batches/${batch}/big.bin`);
+    if (meta?.size !== bytes) throw new Error(`${name}: uploaded size ${meta?.size} != ${bytes}`);
+    side.ms.push(up.ms);
     await client.deleteBatch(batch);
   };
   const clientRound = async (r: number): Promise<void> => {
-    await run('sync', []);
-    const batch = (await client.createBatch({ name: `client-big-${r}` })).id;
-    const sb0 = await sb.cpuMs();
-    const cpu0 = process.cpuUsage();
-    const up = await timed(() => client.uploadMultipart(batch, 'big.bin', big));
-    const cpu = process.cpuUsage(cpu0);
-    sandboxCpuMs.client += (await sb.cpuMs()) - sb0;
-    clientCpuMs += (cpu.user + cpu.system) / 1000;
+    await multipartRound(cli, `client-big-${r}`, (batch) => client.uploadMultipart(batch, 'big.bin', big));
     peakRssMb = process.resourceUsage().maxRSS / 1024;
-    const meta = await client.statPath(`svc-drive/workspaces/personal-admin/batches/${batch}/big.bin`);
-    if (meta?.size !== bytes) throw new Error(`uploaded size ${meta?.size} != ${bytes}`);
-    clientMs.push(up.ms);
-    await client.deleteBatch(batch);
   };
-  // The leanest node multipart (bench/lean-multipart.ts): what node itself costs against curl.
-  const leanMs: number[] = [];
-  let leanCpuMs = 0;
-  const leanRound = async (r: number): Promise<void> => {
-    await run('sync', []);
-    const batch = (await client.createBatch({ name: `lean-big-${r}` })).id;
-    const cpu0 = process.cpuUsage();
-    const up = await timed(() => leanMultipart(sb.url, TOKEN, batch, big, bytes));
-    const cpu = process.cpuUsage(cpu0);
-    leanCpuMs += (cpu.user + cpu.system) / 1000;
-    const meta = await client.statPath(`svc-drive/workspaces/personal-admin/batches/${batch}/big.bin`);
-    if (meta?.size !== bytes) throw new Error(`lean upload: size ${meta?.size} != ${bytes}`);
-    leanMs.push(up.ms);
-    await client.deleteBatch(batch);
-  };
+  const leanRound = (r: number): Promise<void> => multipartRound(lean, `lean-big-${r}`, (batch) => leanMultipart(sb.url, TOKEN, batch, big, bytes));
   // A first round of each, not counted: on this VM, memory the guest touches for the first time
   // costs the host ~2.3 s per GB (18 GB through /dev/shm: 41 s the first time, 0.37 s per GB the
   // next), so the first 1 GiB upload of a run is up to twice as slow as the rest, whichever side.
   const warmup = arg('warmup', 1);
-  const sides = [curlRound, clientRound, leanRound];
-  for (let r = 0; r < warmup; r++) for (const side of sides) await side(-1 - r);
-  curlMs.length = clientMs.length = leanMs.length = 0;
-  clientCpuMs = curlCpuMs = leanCpuMs = sandboxCpuMs.curl = sandboxCpuMs.client = 0;
+  const uploads = [curlRound, clientRound, leanRound];
+  for (let r = 0; r < warmup; r++) for (const round of uploads) await round(-1 - r);
+  for (const side of [curl, cli, lean]) Object.assign(side, newSide());
   // Each round runs the three back to back, starting with a different one each time.
-  for (let r = 0; r < rounds; r++) for (let i = 0; i < sides.length; i++) await (sides[(i + r) % sides.length] as (r: number) => Promise<void>)(r);
+  for (let r = 0; r < rounds; r++) for (let i = 0; i < uploads.length; i++) await (uploads[(i + r) % uploads.length] as (r: number) => Promise<void>)(r);
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-  const curlMbps = mbps(bytes, median(curlMs));
-  const clientMbps = mbps(bytes, median(clientMs));
-  console.log(`large file: ${sizeMb} MiB, median of ${rounds} rounds after ${warmup} not counted (order alternating); sandbox data in ${sandboxData ?? tmpdir()}`);
-  console.log(`  curl -T (one PUT):       ${curlMbps.toFixed(1)} MB/s (runs: ${curlMs.map((m) => (m / 1000).toFixed(2)).join(', ')} s)`);
-  console.log(`  client multipart:        ${clientMbps.toFixed(1)} MB/s (runs: ${clientMs.map((m) => (m / 1000).toFixed(2)).join(', ')} s)`);
+  const curlMbps = mbps(bytes, median(curl.ms));
+  const clientMbps = mbps(bytes, median(cli.ms));
+  console.log(`large file: ${sizeMb} MiB, median of ${rounds} rounds after ${warmup} not counted (order rotating); sandbox data in ${sandboxData ?? tmpdir()}`);
+  console.log(`  curl -T (one PUT):       ${curlMbps.toFixed(1)} MB/s (runs: ${curl.ms.map((m) => (m / 1000).toFixed(2)).join(', ')} s)`);
+  console.log(`  client multipart:        ${clientMbps.toFixed(1)} MB/s (runs: ${cli.ms.map((m) => (m / 1000).toFixed(2)).join(', ')} s)`);
   console.log(`  ratio client/curl:       ${(clientMbps / curlMbps).toFixed(2)}   (target >= 0.9)`);
   // Each round's two uploads ran back to back, so their ratio shares the machine's state of the
   // moment; the median of these is steadier than the ratio of two medians when the load moves.
-  const pairs = curlMs.map((c, i) => c / (clientMs[i] as number));
+  const pairs = curl.ms.map((c, i) => c / (cli.ms[i] as number));
   console.log(`  ratio per round:         ${pairs.map((x) => x.toFixed(2)).join(', ')}; median ${median(pairs).toFixed(2)}`);
-  const leanMbps = mbps(bytes, median(leanMs));
-  console.log(`  lean node multipart:     ${leanMbps.toFixed(1)} MB/s (runs: ${leanMs.map((m) => (m / 1000).toFixed(2)).join(', ')} s); ratio to curl ${(leanMbps / curlMbps).toFixed(2)}, client/lean ${(clientMbps / leanMbps).toFixed(2)}`);
+  const leanMbps = mbps(bytes, median(lean.ms));
+  console.log(`  lean node multipart:     ${leanMbps.toFixed(1)} MB/s (runs: ${lean.ms.map((m) => (m / 1000).toFixed(2)).join(', ')} s); ratio to curl ${(leanMbps / curlMbps).toFixed(2)}, client/lean ${(clientMbps / leanMbps).toFixed(2)}`);
   console.log(`  client peak RSS:         ${peakRssMb.toFixed(0)} MB (target < 200 MB)`);
   const perGiB = (ms: number): string => (ms / rounds / (bytes / 2 ** 30)).toFixed(0);
-  console.log(`  client CPU:              ${perGiB(clientCpuMs)} ms per GiB (user + system, mean; curl: ${perGiB(curlCpuMs)}; lean node: ${perGiB(leanCpuMs)})`);
-  console.log(`  sandbox CPU:             ${perGiB(sandboxCpuMs.client)} ms per GiB serving the client, ${perGiB(sandboxCpuMs.curl)} serving curl`);
+  console.log(`  client CPU:              ${perGiB(cli.cpuMs)} ms per GiB (user + system, mean; curl: ${perGiB(curl.cpuMs)}; lean node: ${perGiB(lean.cpuMs)})`);
+  console.log(`  sandbox CPU:             ${perGiB(cli.sandboxCpuMs)} ms per GiB serving the client, ${perGiB(curl.sandboxCpuMs)} serving curl`);
   await rm(big, { force: true });
 
   // --small 0 skips the small-files part.
