@@ -92,26 +92,20 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`watcher for ${this.root} was already ${this.state === 'running' ? 'started' : 'stopped'}`);
     this.state = 'running';
+    const hint = (p: string): void => {
+      if (!this.hintIgnored(p)) this.hint('change', p);
+    };
+    const error = (err: Error): void => this.fail(err);
     if (this.opts.nativeHints !== false && this.opts.polling?.enabled) {
-      this.folderHints = new FolderPoller(this.root, {
-        hint: (p) => {
-          if (!this.hintIgnored(p)) this.hint('change', p);
-        },
-        // A rescan, with the poller's listings kept (they are what the next changes are told by).
-        folder: () => this.hint('addDir', this.root),
-        error: (err) => this.fail(err),
-      }, this.opts.polling.intervalMs);
+      // A folder to look at is a rescan, with the poller's listings kept (the next changes are told by them).
+      const folder = (): void => this.hint('addDir', this.root);
+      this.folderHints = new FolderPoller(this.root, { hint, folder, error }, this.opts.polling.intervalMs);
     } else if (this.opts.nativeHints !== false) {
-      this.folderHints = new FolderHints(this.root, this.opts.recursive, {
-        hint: (p) => {
-          if (!this.hintIgnored(p)) this.hint('change', p);
-        },
-        folder: (dir) => {
-          this.folderHints?.forgetTree(dir);
-          this.hint('addDir', this.root);
-        },
-        error: (err) => this.fail(err),
-      });
+      const folder = (dir: string): void => {
+        this.folderHints?.forgetTree(dir);
+        this.hint('addDir', this.root);
+      };
+      this.folderHints = new FolderHints(this.root, this.opts.recursive, { hint, folder, error });
     }
     this.rescanTimer = setInterval(() => this.requestFullScan(), this.opts.rescanIntervalMs);
     this.needFull = true;
