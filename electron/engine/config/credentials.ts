@@ -25,8 +25,18 @@ interface Keytar {
   deletePassword(service: string, account: string): Promise<boolean>;
 }
 
+/**
+ * keytar is an optional dependency: it compiles from source against libsecret, which a fresh Linux
+ * machine lacks, and set-up must not fail for it. A specifier in a variable keeps tsc and the bundler
+ * from resolving it at build time (the local Keytar interface types it).
+ */
+const KEYTAR = 'keytar';
+
 function explain(err: unknown): KeychainUnavailableError {
   const msg = err instanceof Error ? err.message : String(err);
+  if ((err as { code?: string } | null)?.code === 'ERR_MODULE_NOT_FOUND' || /Cannot find (package|module) 'keytar'/.test(msg)) {
+    return new KeychainUnavailableError('this installation has no keychain support (on Linux it needs libsecret-1-dev at set-up); the token is kept for this session only, or set DOCSYNC_TOKEN');
+  }
   if (/D-Bus|DBUS|org\.freedesktop\.secrets|autolaunch|Could not connect/i.test(msg)) {
     return new KeychainUnavailableError(`no keychain available (no Secret Service on D-Bus: ${msg.split('\n')[0]}); use DOCSYNC_TOKEN or a session-only token`);
   }
@@ -38,7 +48,7 @@ export class KeytarStore implements CredentialStore {
   #lib: Promise<Keytar> | undefined;
 
   private lib(): Promise<Keytar> {
-    this.#lib ??= import('keytar').then(
+    this.#lib ??= (import(KEYTAR) as Promise<unknown>).then(
       (m) => ((m as { default?: Keytar }).default ?? (m as unknown as Keytar)),
       (err: unknown) => {
         throw explain(err);
