@@ -59,17 +59,30 @@ async function main(argv: string[]): Promise<number> {
   return (await cmd.run(rest)) ?? 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    // One line, always: messages from below may carry newlines.
-    const line = (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, ' ').trim();
-    if (err instanceof UsageError) {
-      console.error(`docsync: ${line}`);
-      process.exit(2);
-    }
-    console.error(`docsync: ${line}`);
-    if (process.env.DOCSYNC_DEBUG) console.error(err);
-    process.exit(1);
-  },
-);
+/**
+ * Exits once everything printed has been handed to the OS. Writes to a pipe are asynchronous: a
+ * process.exit() straight after printing cut `docsync files --json | cat` at 64 KiB.
+ */
+function exitWhenFlushed(code: number): void {
+  process.exitCode = code;
+  let pending = 2;
+  const done = (): void => {
+    if (--pending === 0) process.exit(code);
+  };
+  // A write's callback runs after every earlier write on that stream has been flushed.
+  for (const stream of [process.stdout, process.stderr]) stream.write('', done);
+}
+
+// A reader that stops early (`docsync files | head -1`) closes the pipe: that ends the command, quietly.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
+main(process.argv.slice(2)).then(exitWhenFlushed, (err: unknown) => {
+  // One line, always: messages from below may carry newlines.
+  const line = (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, ' ').trim();
+  console.error(`docsync: ${line}`);
+  if (!(err instanceof UsageError) && process.env.DOCSYNC_DEBUG) console.error(err);
+  exitWhenFlushed(err instanceof UsageError ? 2 : 1);
+});
