@@ -20,6 +20,9 @@ export async function requireConnection(home = dataHome()): Promise<Connection> 
   return conn;
 }
 
+/** What the command line offers where the keychain cannot be used: a token given per command, never saved. */
+export const NO_KEYCHAIN_OFFER = 'give the token to each command instead with DOCSYNC_URL and DOCSYNC_TOKEN (used for that command only, never saved)';
+
 /** The service's answers, explained in one line. */
 export function explainServiceError(err: unknown, url: string): Error {
   if (!isServiceError(err)) return err instanceof Error ? err : new Error(String(err));

@@ -1,7 +1,7 @@
 import { loadConnectionSettings, normalizeUrl, saveConnectionSettings } from '../../engine/config/connection.js';
-import { KeytarStore } from '../../engine/config/credentials.js';
+import { KeychainUnavailableError, KeytarStore } from '../../engine/config/credentials.js';
 import { parseArgs, UsageError } from '../args.js';
-import { dataHome, verifyConnection } from '../host.js';
+import { dataHome, NO_KEYCHAIN_OFFER, verifyConnection } from '../host.js';
 
 export const LOGIN_HELP = `docsync login --url URL [--context C] [--account A]
   Reads the token from standard input (never from a flag; not echoed at a terminal), checks it with
@@ -68,8 +68,11 @@ export async function loginCommand(argv: string[]): Promise<void> {
   if (/\s/.test(token)) throw new UsageError('the token on standard input contains whitespace; give the token alone');
 
   await verifyConnection({ url, token, context });
+  const keychain = new KeytarStore();
+  const missing = await keychain.unavailable();
+  if (missing) throw new KeychainUnavailableError(`${missing}; ${NO_KEYCHAIN_OFFER}`);
   const home = dataHome();
-  await new KeytarStore().set(url, account, token);
+  await keychain.set(url, account, token);
   await saveConnectionSettings(home, { url, account, ...(context !== undefined ? { context } : {}) });
   console.log(`signed in to ${url}${context ? ` (context ${context})` : ''}; token stored in the keychain as "${account}"`);
 }

@@ -8,7 +8,7 @@ import { probeOnce } from '../../engine/service/probe.js';
 import { resolveConnection, type Connection } from '../../engine/config/connection.js';
 import { KeytarStore } from '../../engine/config/credentials.js';
 import { intFlag, parseArgs, UsageError } from '../args.js';
-import { dataHome, explainServiceError } from '../host.js';
+import { dataHome, explainServiceError, NO_KEYCHAIN_OFFER } from '../host.js';
 import { isServiceError } from '../../engine/service/index.js';
 import { startUiServer } from '../ui-server.js';
 
@@ -53,6 +53,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
 
   const home = dataHome();
   const credentials = new KeytarStore();
+  const missing = await credentials.unavailable();
+  if (missing) console.log(`no keychain: ${missing}; sign in from the UI with "session only", or ${NO_KEYCHAIN_OFFER}`);
   const conn: Connection | null = await resolveConnection(home, credentials);
   const core = new AppCore({
     host: 'headless', home, version: await version(), credentials,

@@ -87,6 +87,8 @@ export class AppCore {
   async start(o: { connection?: Connection | null; sandboxWhenNone?: boolean } = {}): Promise<void> {
     this.#store = openStore(join(this.hooks.home, STORE_FILE));
     this.#stateCounts = undefined;
+    // Known before anyone signs in, so the sign-in form offers a session-only token up front.
+    this.#keychainProblem = await this.hooks.credentials.unavailable();
     let conn = o.connection ?? null;
     if (o.connection === undefined) {
       try {

@@ -8,6 +8,8 @@ export interface CredentialStore {
   get(url: string, account: string): Promise<string | null>;
   set(url: string, account: string, token: string): Promise<void>;
   delete(url: string, account: string): Promise<boolean>;
+  /** Why this store cannot be used in this installation (checked without touching any entry), or null. */
+  unavailable(): Promise<string | null>;
 }
 
 /** The keychain cannot be used here; the message says why in one line. */
@@ -35,7 +37,7 @@ const KEYTAR = 'keytar';
 function explain(err: unknown): KeychainUnavailableError {
   const msg = err instanceof Error ? err.message : String(err);
   if ((err as { code?: string } | null)?.code === 'ERR_MODULE_NOT_FOUND' || /Cannot find (package|module) 'keytar'/.test(msg)) {
-    return new KeychainUnavailableError('this installation has no keychain support (on Linux it needs libsecret-1-dev at set-up); the token is kept for this session only, or set DOCSYNC_TOKEN');
+    return new KeychainUnavailableError('this installation has no keychain support (on Linux, set-up needs the libsecret-1-dev package)');
   }
   if (/D-Bus|DBUS|org\.freedesktop\.secrets|autolaunch|Could not connect/i.test(msg)) {
     return new KeychainUnavailableError(`no keychain available (no Secret Service on D-Bus: ${msg.split('\n')[0]}); use DOCSYNC_TOKEN or a session-only token`);
@@ -47,8 +49,11 @@ export class KeytarStore implements CredentialStore {
   readonly kind = 'keychain';
   #lib: Promise<Keytar> | undefined;
 
+  /** `moduleName` is for tests: a name that is not installed is an installation without keytar. */
+  constructor(private readonly moduleName = KEYTAR) {}
+
   private lib(): Promise<Keytar> {
-    this.#lib ??= (import(KEYTAR) as Promise<unknown>).then(
+    this.#lib ??= (import(this.moduleName) as Promise<unknown>).then(
       (m) => ((m as { default?: Keytar }).default ?? (m as unknown as Keytar)),
       (err: unknown) => {
         throw explain(err);
@@ -77,6 +82,15 @@ export class KeytarStore implements CredentialStore {
   delete(url: string, account: string): Promise<boolean> {
     return this.call((k) => k.deletePassword(SERVICE, key(url, account)));
   }
+
+  async unavailable(): Promise<string | null> {
+    try {
+      await this.lib();
+      return null;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
 }
 
 /** A session-only token: lost when the engine stops, by design. */
@@ -94,5 +108,9 @@ export class MemoryStore implements CredentialStore {
 
   async delete(url: string, account: string): Promise<boolean> {
     return this.#tokens.delete(key(url, account));
+  }
+
+  async unavailable(): Promise<null> {
+    return null;
   }
 }

@@ -103,6 +103,23 @@ describe('connection', () => {
   });
 });
 
+describe('an installation without keytar (set up where libsecret was missing)', () => {
+  it('the sign-in form knows before anyone signs in, refuses the keychain plainly and takes a session-only token', async () => {
+    const sb = await sandbox();
+    try {
+      // A module name that is not installed: the same failed import as a set-up that skipped keytar.
+      env = await coreEnv({ credentials: new KeytarStore('docsync-test-keytar-not-installed') });
+      expect((await env.call('app.info', {})).keychainProblem).toMatch(/^this installation has no keychain support/);
+      await expect(env.call('connection.signIn', { url: sb.url, token: 'member-token' })).rejects.toThrow(/no keychain support.*Choose "session only"/);
+      expect(await readdir(env.home)).not.toContain('connection.json');
+      const info = await env.call('connection.signIn', { url: sb.url, token: 'member-token', sessionOnly: true });
+      expect(info.account?.tokenSource).toBe('memory');
+    } finally {
+      await sb.close();
+    }
+  });
+});
+
 describe('the sandbox in one click, a hot folder, results offline', () => {
   it('drop -> queue -> run -> results with boxes and page layouts -> search -> export -> offline browsing', async () => {
     env = await coreEnv();

@@ -18,15 +18,21 @@ export interface Exit {
   stderr: string;
 }
 
+export interface SpawnOptions {
+  env?: Record<string, string | undefined>;
+  /** Another installation's built command (default: this checkout's). */
+  main?: string;
+}
+
 export interface Cli {
   /** A fresh data home (DOCSYNC_HOME) under a temp root. */
   home: string;
   /** A path under the temp root (not created). */
   dir(name: string): string;
   env: Record<string, string>;
-  spawn(args: string[], o?: { env?: Record<string, string | undefined> }): { child: ChildProcessWithoutNullStreams; exit: Promise<Exit> };
+  spawn(args: string[], o?: SpawnOptions): { child: ChildProcessWithoutNullStreams; exit: Promise<Exit> };
   /** Runs to the end; `input` is written to stdin (which is then closed). */
-  run(args: string[], o?: { input?: string; env?: Record<string, string | undefined> }): Promise<Exit>;
+  run(args: string[], o?: SpawnOptions & { input?: string }): Promise<Exit>;
   /** Runs with --json and parses stdout; fails the test on a non-zero exit. */
   json<T = unknown>(args: string[]): Promise<T>;
   close(): Promise<void>;
@@ -41,13 +47,13 @@ export async function cliEnv(service?: { url: string; token: string }): Promise<
   const home = path.join(root, 'home');
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: path.join(root, 'user'), DOCSYNC_HOME: home, LANG: 'C.UTF-8' };
   if (service) Object.assign(env, { DOCSYNC_URL: service.url, DOCSYNC_TOKEN: service.token });
-  const spawnCli = (args: string[], o: { env?: Record<string, string | undefined> } = {}) => {
+  const spawnCli = (args: string[], o: SpawnOptions = {}) => {
     const e: Record<string, string> = { ...env };
     for (const [k, v] of Object.entries(o.env ?? {})) {
       if (v === undefined) delete e[k];
       else e[k] = v;
     }
-    const child = spawn(process.execPath, [MAIN, ...args], { cwd: root, env: e });
+    const child = spawn(process.execPath, [o.main ?? MAIN, ...args], { cwd: root, env: e });
     lineLog(child);
     let stdout = '';
     let stderr = '';
