@@ -15,7 +15,7 @@ export function secondSandbox(opts: Partial<SandboxOptions> = {}): Promise<Runni
 }
 
 /** The names of the batches a service holds, as its owner lists them. */
-export async function batchNames(sb: RunningSandbox, token: string): Promise<string[]> {
+export async function batchNames(sb: { url: string }, token: string): Promise<string[]> {
   const res = await caller(sb.url, token)<{ batches: { id: number; name?: string }[] }>('GET', '/v2/batches?limit=500');
   if (res.status !== 200) throw new Error(`listing batches on ${sb.url}: ${res.status} ${res.text}`);
   return res.body.batches.map((b) => b.name ?? `#${b.id}`).sort();
