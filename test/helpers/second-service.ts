@@ -7,11 +7,12 @@ export const B_TOKEN = 'b-token';
 /**
  * A second, independent service (stands in for the real one after the built-in sandbox): another
  * sandbox whose one user has its own token, so a call sent to the wrong service with the other's
- * token is refused (401) instead of quietly working.
+ * token is refused (401) instead of quietly working. Same user name, so the same workspace paths:
+ * batch 1's files have the same service paths on both, as they would.
  */
 export function secondSandbox(opts: Partial<SandboxOptions> = {}): Promise<RunningSandbox> {
   const admin = DEFAULT_USERS.users[0]!;
-  return sandbox({ users: { org: DEFAULT_USERS.org, users: [{ ...admin, token: B_TOKEN, username: 'b-admin', email: 'b-admin@sandbox.test' }] }, ...opts });
+  return sandbox({ users: { org: DEFAULT_USERS.org, users: [{ ...admin, token: B_TOKEN }] }, ...opts });
 }
 
 /** The names of the batches a service holds, as its owner lists them. */

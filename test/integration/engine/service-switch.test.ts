@@ -1,14 +1,14 @@
 // One data home, two services (issue 11): an engine on service A, then one on service B over the
 // same SQLite store. Two real sandboxes over HTTP; B accepts only its own token, so anything sent
 // to the wrong service is refused rather than quietly accepted.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Engine } from '../../../electron/engine/engine.js';
 import { ServiceClient } from '../../../electron/engine/service/index.js';
 import { openStore, STORE_FILE, type Store } from '../../../electron/engine/store/index.js';
-import type { RunningSandbox } from '../../../sandbox/index.js';
+import type { RunningSandbox, SandboxOptions } from '../../../sandbox/index.js';
 import { invoicePdf } from '../../helpers/pdf-fixtures.js';
 import { batchNames, B_TOKEN, secondSandbox } from '../../helpers/second-service.js';
 import { caller, sandbox } from '../../helpers/sandbox.js';
@@ -27,8 +27,8 @@ interface Two {
   close(): Promise<void>;
 }
 
-async function twoServices(): Promise<Two> {
-  const a = await sandbox();
+async function twoServices(aOpts: Partial<SandboxOptions> = {}): Promise<Two> {
+  const a = await sandbox(aOpts);
   const b = await secondSandbox();
   const root = await mkdtemp(join(tmpdir(), 'docsync-switch-'));
   const home = join(root, 'home');
@@ -67,18 +67,21 @@ describe('switching services with one data home', () => {
   it('files processed on A, then new files on B: B gets a clean batch of its own, A keeps its one, both results are searchable', async () => {
     env = await twoServices();
     const { a, b, store, root } = env;
-    await writeFile(join(root, 'inv-1.pdf'), await invoice(1));
-    await writeFile(join(root, 'inv-2.pdf'), await invoice(2));
+    // The same name on both: batch 1 on each service, so the same service path on each.
+    await mkdir(join(root, 'a'));
+    await mkdir(join(root, 'b'));
+    await writeFile(join(root, 'a', 'inv.pdf'), await invoice(1));
+    await writeFile(join(root, 'b', 'inv.pdf'), await invoice(2));
 
     const onA = env.engine(a, 'admin-token');
-    const [first] = await onA.uploadFiles([join(root, 'inv-1.pdf')], TARGET);
+    const [first] = await onA.uploadFiles([join(root, 'a', 'inv.pdf')], TARGET);
     await onA.idle(30_000);
     await onA.stop();
     expect(store.files.get(first!.id)?.state).toBe('done');
 
     const onB = env.engine(b, B_TOKEN);
     await onB.start();
-    const [second] = await onB.uploadFiles([join(root, 'inv-2.pdf')], TARGET);
+    const [second] = await onB.uploadFiles([join(root, 'b', 'inv.pdf')], TARGET);
     await onB.idle(30_000);
     // Before: `UNIQUE constraint failed: batches.service_batch_id` (both services number batches from 1).
     expect(store.files.get(second!.id)).toMatchObject({ state: 'done', error: null });
@@ -93,6 +96,8 @@ describe('switching services with one data home', () => {
     // A's results stay searchable beside B's, each hit with the run (and so the service) it came from.
     expect(store.search('INV-1').find((h) => h.value === 'INV-1')).toMatchObject({ runId: runOf(first!.id).id, fileId: first!.id });
     expect(store.search('INV-2').find((h) => h.value === 'INV-2')).toMatchObject({ runId: runOf(second!.id).id, fileId: second!.id });
+    expect(store.files.get(second!.id)!.servicePath).toBe(store.files.get(first!.id)!.servicePath);
+    expect(store.results.resultsOfFile(first!.id).map((r) => r.runId)).toEqual([runOf(first!.id).id]);
   });
 
   it('a batch in flight on A (one file uploaded, one halfway through its multipart parts, no run yet) goes to B from the start', async () => {
@@ -157,5 +162,33 @@ describe('switching services with one data home', () => {
     // Only the batch that was recorded is left on B (deletions finish after the sandbox's job delay).
     const kept = batchName(store, f!.id);
     await waitUntil(async () => (await batchNames(b, B_TOKEN)).join() === kept, `B holds only ${kept}`, 10_000);
+  });
+
+  it('a run still going on A is not asked about on B (there it does not exist); back on A it is followed to the end', async () => {
+    // Slow pages on A: the run is still RUNNING when the user switches.
+    env = await twoServices({ pageDelayMs: 1500 });
+    const { a, b, store, root } = env;
+    await writeFile(join(root, 'inv-6.pdf'), await invoice(6));
+    await writeFile(join(root, 'inv-7.pdf'), await invoice(7));
+    const onA = env.engine(a, 'admin-token');
+    const [six] = await onA.uploadFiles([join(root, 'inv-6.pdf')], TARGET);
+    await waitUntil(() => store.files.get(six!.id)!.state === 'running', 'inv-6 running on A');
+    await onA.stop();
+
+    const onB = env.engine(b, B_TOKEN);
+    await onB.start();
+    const [seven] = await onB.uploadFiles([join(root, 'inv-7.pdf')], TARGET);
+    await waitUntil(() => store.files.get(seven!.id)!.state === 'done', 'inv-7 done on B');
+    await new Promise((r) => setTimeout(r, 500));
+    // Before: polled on B, answered 404, and failed as "no longer exists on the service".
+    const runA = store.runs.runForBatch(store.files.get(six!.id)!.batchId!)!;
+    expect(runA.status).not.toBe('FAILED');
+    expect(store.files.get(six!.id)!.state).toBe('running');
+    await onB.stop();
+
+    const backOnA = env.engine(a, 'admin-token');
+    await backOnA.start();
+    await waitUntil(() => store.files.get(six!.id)!.state === 'done', 'inv-6 done once back on A', 30_000);
+    expect(store.runs.run(runA.id)).toMatchObject({ status: 'COMPLETE', resultsStoredMs: expect.any(Number) });
   });
 });
