@@ -34,7 +34,9 @@ export function statusCommand(argv: string[]): void {
     console.log(`hot folders: ${folders}`);
     if (activeRuns.length === 0) return console.log('active runs: none');
     console.log(`active runs: ${activeRuns.length}`);
-    console.log(table(['RUN', 'STATUS', 'STARTED'], activeRuns.map((r) => [r.serviceRunId, r.reviewWaiting ? 'waiting for review' : (r.status ?? 'starting'), when(r.startMs ?? r.createdMs)])));
+    console.log(table(['RUN', 'STATUS', 'STARTED', 'FROM'], activeRuns.map((r) => [
+      r.serviceRunId, r.reviewWaiting ? 'waiting for review' : (r.status ?? 'starting'), when(r.startMs ?? r.createdMs), store.services.label(r.serviceId),
+    ])));
   } finally {
     store.close();
   }
