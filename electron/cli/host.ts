@@ -63,7 +63,7 @@ export async function openHost(o: { home?: string; conn?: Connection; quietLogs?
   await verifyConnection(conn);
   const store = openLocalStore(home);
   const client = serviceClient(conn);
-  const engine = new Engine({ store, client, home });
+  const engine = new Engine({ store, client, service: { url: conn.url, context: conn.context ?? null }, home });
   if (!o.quietLogs) engine.on('log', ({ level, msg }) => {
     if (level !== 'info') console.error(`${level}: ${msg}`);
   });

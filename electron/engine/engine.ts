@@ -8,9 +8,10 @@ import { sha256File } from './pipeline/hash.js';
 import { intake, recordBatch } from './pipeline/intake.js';
 import type { BatchPlan } from './pipeline/plan.js';
 import { TryLater, uploadBatch } from './pipeline/uploader.js';
+import { normalizeUrl } from './config/connection.js';
 import type { ServiceClient } from './service/index.js';
 import { Semaphore } from './service/limit.js';
-import type { FileRow, FileState, FolderRow, Store } from './store/index.js';
+import type { FileRow, FileState, FolderRow, ServiceKey, Store } from './store/index.js';
 import { BatchPlanner, type BatchFile } from './watch/batcher.js';
 import { scanFolder } from './watch/scan.js';
 import { createFilter } from './watch/ignore.js';
@@ -19,6 +20,11 @@ import { FolderWatcher } from './watch/watcher.js';
 export interface EngineOptions {
   store: Store;
   client: ServiceClient;
+  /**
+   * Which service `client` talks to: what the engine creates there is recorded under it, and what
+   * was created on another service is left to that one. Default: the client's URL and context.
+   */
+  service?: ServiceKey;
   /** Data home (artifacts are downloaded below it). */
   home: string;
   poll?: Partial<PollPolicy>;
@@ -54,6 +60,8 @@ export interface EngineStatus {
 export class Engine extends EventEmitter<EngineEvents> {
   readonly store: Store;
   readonly client: ServiceClient;
+  /** The service this engine works with (services.id). */
+  readonly serviceId: number;
   private readonly ctx: PipelineContext;
   private readonly poll: PollPolicy;
   private readonly uploadConcurrency: number;
@@ -81,7 +89,8 @@ export class Engine extends EventEmitter<EngineEvents> {
     this.retry = o.retry ?? { initialMs: 2000, maxMs: 120_000 };
     // Every upload and poll in flight listens on the engine's stop signal: a dozen or more at once is normal.
     setMaxListeners(1000, this.ctl.signal);
-    this.ctx = { store: o.store, client: o.client, home: o.home, emit: (e, ...a) => (this.emit as (e: string, ...a: unknown[]) => boolean)(e, ...a) };
+    this.serviceId = o.store.services.ensure(o.service ?? { url: normalizeUrl(o.client.config.baseUrl), context: o.client.config.context ?? null }).id;
+    this.ctx = { store: o.store, client: o.client, home: o.home, serviceId: this.serviceId, emit: (e, ...a) => (this.emit as (e: string, ...a: unknown[]) => boolean)(e, ...a) };
     this.on('progress', (p) => this.transfers.set(p.fileId, { sent: p.sent, total: p.total }));
     this.on('file', ({ file }) => {
       if (file.state !== 'uploading') this.transfers.delete(file.id);
@@ -98,11 +107,12 @@ export class Engine extends EventEmitter<EngineEvents> {
     // Runs still to follow, and finished runs whose files were not all finished: a process killed
     // after a run's results were stored (or its final status recorded) but before every file of
     // its batch was done/failed would otherwise leave those files 'running' for good.
-    const follow = new Set(this.store.runs.activeRuns().map((r) => r.id));
+    // Only this service's runs: another service's are followed when the user is signed in to it again.
+    const follow = new Set(this.store.runs.activeRuns(this.serviceId).map((r) => r.id));
     for (const state of ['uploaded', 'running'] as const) {
       for (const f of this.store.files.list({ state })) {
         const r = f.batchId === null ? undefined : this.store.runs.runForBatch(f.batchId);
-        if (r && r.deletedMs === null) follow.add(r.id);
+        if (r && r.deletedMs === null && r.serviceId === this.serviceId) follow.add(r.id);
       }
     }
     for (const id of follow) this.follow(id, 0);
@@ -340,7 +350,7 @@ export class Engine extends EventEmitter<EngineEvents> {
     for (;;) {
       const c = this.store.files.countByState();
       const busy = c.stable + c.queued + c.uploading + c.uploaded + c.running + this.queue.length + this.uploading.size;
-      if (busy === 0 && this.store.runs.activeRuns().length === 0) return;
+      if (busy === 0 && this.store.runs.activeRuns(this.serviceId).length === 0) return;
       if (Date.now() > end) throw new Error('timed out waiting for the engine to finish its work');
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -403,7 +413,8 @@ export class Engine extends EventEmitter<EngineEvents> {
     const cur = this.follows.get(runId);
     if (!cur || cur.busy || this.ctl.signal.aborted) return;
     const run = this.store.runs.run(runId);
-    if (!run) return;
+    // A run of another service is never asked about here: this client would send it this service's token.
+    if (!run || run.serviceId !== this.serviceId) return;
     cur.busy = true;
     this.task(async () => {
       let next: number | null = this.poll.maxMs;

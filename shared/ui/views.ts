@@ -76,6 +76,8 @@ export interface RunView {
   startMs: number | null;
   finishMs: number | null;
   resultsStored: boolean;
+  /** Where the run ran, as a person says it: "the sandbox", "https://host" (shown as "from ..."); null when not known. */
+  origin: string | null;
 }
 
 export interface AlertView { type: string | null; msg: string | null }
@@ -155,13 +157,15 @@ export interface ResultTreeFolder {
   /** null: files dropped in by hand. */
   folderId: number | null;
   path: string | null;
-  runs: { id: number; serviceRunId: string; createdMs: number; files: number; status: RunStatus | null }[];
+  runs: { id: number; serviceRunId: string; createdMs: number; files: number; status: RunStatus | null; origin: string | null }[];
 }
 
 export interface SearchHitView {
   kind: 'field' | 'document';
   runId: number;
   serviceRunId: string;
+  /** Where the run ran (see RunView.origin). */
+  origin: string | null;
   resultFileId: number;
   documentId: number;
   fieldId: number | null;

@@ -10,7 +10,7 @@ export const STATUS_HELP = `docsync status [--json]
 export const FILES_HELP = `docsync files [--state S] [--json]
   Files seen, newest last. S: ${FILE_STATES.join(', ')}.`;
 export const RUNS_HELP = `docsync runs [--json]
-  Runs, newest first.`;
+  Runs, newest first, each with the service that processed it (FROM).`;
 
 function noPositional(args: { positional: string[] }): void {
   if (args.positional.length) throw new UsageError(`unexpected argument "${args.positional[0]}"`);
@@ -34,7 +34,9 @@ export function statusCommand(argv: string[]): void {
     console.log(`hot folders: ${folders}`);
     if (activeRuns.length === 0) return console.log('active runs: none');
     console.log(`active runs: ${activeRuns.length}`);
-    console.log(table(['RUN', 'STATUS', 'STARTED'], activeRuns.map((r) => [r.serviceRunId, r.reviewWaiting ? 'waiting for review' : (r.status ?? 'starting'), when(r.startMs ?? r.createdMs)])));
+    console.log(table(['RUN', 'STATUS', 'STARTED', 'FROM'], activeRuns.map((r) => [
+      r.serviceRunId, r.reviewWaiting ? 'waiting for review' : (r.status ?? 'starting'), when(r.startMs ?? r.createdMs), store.services.label(r.serviceId),
+    ])));
   } finally {
     store.close();
   }
@@ -62,12 +64,12 @@ export function runsCommand(argv: string[]): void {
   const store = openLocalStore();
   try {
     const runs = store.runs.listRuns();
-    const withFiles = runs.map((r) => ({ ...r, files: r.batchId === null ? 0 : store.files.list({ batchId: r.batchId }).length }));
+    const withFiles = runs.map((r) => ({ ...r, files: r.batchId === null ? 0 : store.files.list({ batchId: r.batchId }).length, origin: store.services.label(r.serviceId) }));
     if (args.booleans.has('json')) return printJson(withFiles);
     if (runs.length === 0) return console.log('no runs yet');
-    console.log(table(['RUN', 'STATUS', 'TARGET', 'FILES', 'CREATED', 'RESULTS'], withFiles.map((r) => [
+    console.log(table(['RUN', 'STATUS', 'TARGET', 'FILES', 'CREATED', 'RESULTS', 'FROM'], withFiles.map((r) => [
       r.serviceRunId, r.reviewWaiting ? 'waiting for review' : (r.status ?? 'starting'), r.deploymentId ?? r.appId, r.files, when(r.createdMs),
-      r.resultsStoredMs ? 'stored' : '',
+      r.resultsStoredMs ? 'stored' : '', r.origin,
     ])));
   } finally {
     store.close();

@@ -7,9 +7,11 @@ import { openLocalStore } from '../local.js';
 import { printJson, table, writeAtomic } from '../output.js';
 
 export const RESULTS_HELP = `docsync results [RUN_ID] [--json]
-  The stored results of a run (RUN_ID: the service's run id; default: the latest run with results).`;
+  The stored results of a run (RUN_ID: the service's run id; default: the latest run with results),
+  and the service that processed it.`;
 export const SEARCH_HELP = `docsync search QUERY [--json]
-  Full-text search over stored field values, field names, class names and file names.`;
+  Full-text search over stored field values, field names, class names and file names; each hit
+  says which run, and which service (FROM), it came from.`;
 export const EXPORT_HELP = `docsync export RUN_ID --format csv|json --out FILE
   Writes a run's stored results to FILE (atomically: never half a file).`;
 
@@ -38,8 +40,9 @@ export function resultsCommand(argv: string[]): void {
     requireResults(run);
     const files = store.results.filesOfRun(run.id);
     const caseFields = store.results.caseFields(run.id);
-    if (args.booleans.has('json')) return printJson({ run, files: JSON.parse(resultsJson(files)) as unknown, caseFields });
-    console.log(`run ${run.serviceRunId} ${run.status ?? ''}: ${files.length} file(s)`);
+    const origin = store.services.label(run.serviceId);
+    if (args.booleans.has('json')) return printJson({ run: { ...run, origin }, files: JSON.parse(resultsJson(files)) as unknown, caseFields });
+    console.log(`run ${run.serviceRunId} ${run.status ?? ''}${origin ? ` from ${origin}` : ''}: ${files.length} file(s)`);
     for (const f of files) {
       f.documents.forEach((d, i) => {
         console.log(`\n${f.originalFileName ?? f.inputFilePath ?? '?'} - document ${i + 1} (${d.className ?? 'unclassified'}, pages ${d.pageNumbers.map((p) => p + 1).join(' ')})`);
@@ -57,10 +60,10 @@ export function searchCommand(argv: string[]): void {
   if (args.positional.length === 0) throw new UsageError('give something to search for: docsync search QUERY');
   const store = openLocalStore();
   try {
-    const hits = store.search(args.positional.join(' '));
+    const hits = store.search(args.positional.join(' ')).map((h) => ({ ...h, origin: store.services.label(h.serviceId) }));
     if (args.booleans.has('json')) return printJson(hits);
     if (hits.length === 0) return console.log('no matches');
-    console.log(table(['RUN', 'FILE', 'FIELD', 'MATCH'], hits.map((h) => [h.serviceRunId, h.fileName, h.fieldName ?? h.className, h.snippet])));
+    console.log(table(['RUN', 'FILE', 'FIELD', 'MATCH', 'FROM'], hits.map((h) => [h.serviceRunId, h.fileName, h.fieldName ?? h.className, h.snippet, h.origin])));
   } finally {
     store.close();
   }

@@ -163,7 +163,9 @@ export class AppCore {
     await this.closeSession();
     const client = new ServiceClient({ baseUrl: conn.url, token: conn.token, ...(conn.context !== undefined ? { context: conn.context } : {}) });
     const probe = probeClient(conn);
-    const engine = new Engine({ store: this.store, client, home: this.hooks.home, ...this.hooks.engine });
+    // The built-in sandbox is one service whatever port it starts on; any other is its URL and context.
+    const service = { url: conn.url, context: conn.context ?? null, builtIn: tokenSource === 'sandbox' };
+    const engine = new Engine({ store: this.store, client, service, home: this.hooks.home, ...this.hooks.engine });
     const s: Session = { conn, tokenSource, client, probe, engine, transfers: new Map() };
     this.#session = s;
     this.wire(s);

@@ -210,7 +210,7 @@ export function createHandlers(core: AppCore): Handlers {
 
     'runs.page': async ({ offset, limit }) => {
       const p = core.store.browse.runs(offset, limit);
-      return { total: p.total, offset, rows: p.rows.map(runListView) };
+      return { total: p.total, offset, rows: p.rows.map((r) => runListView(core.store, r)) };
     },
     'results.tree': async () => {
       const out = new Map<number | null, ResultTreeFolder>();
@@ -218,7 +218,7 @@ export function createHandlers(core: AppCore): Handlers {
         const folder = r.folderId === null ? undefined : core.store.folders.get(r.folderId);
         const key = folder ? folder.id : null;
         const node = out.get(key) ?? { folderId: key, path: folder?.path ?? null, runs: [] };
-        node.runs.push({ id: r.runId, serviceRunId: r.serviceRunId, createdMs: r.createdMs, files: r.files, status: r.status });
+        node.runs.push({ id: r.runId, serviceRunId: r.serviceRunId, createdMs: r.createdMs, files: r.files, status: r.status, origin: core.store.services.label(r.serviceId) });
         out.set(key, node);
       }
       return [...out.values()];
@@ -245,7 +245,7 @@ export function createHandlers(core: AppCore): Handlers {
       }
       return out;
     },
-    search: async ({ query, limit }) => core.store.search(query, limit ?? 50, { before: '\u0001', after: '\u0002' }).map(searchHitView),
+    search: async ({ query, limit }) => core.store.search(query, limit ?? 50, { before: '\u0001', after: '\u0002' }).map((h) => searchHitView(core.store, h)),
     'export.run': async ({ runId, format }) => {
       const run = runOrThrow(runId);
       const files = core.store.results.filesOfRun(runId);

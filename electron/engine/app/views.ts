@@ -29,14 +29,14 @@ export function folderView(row: FolderRow, stats: ReturnType<Store['browse']['fo
   };
 }
 
-export const runListView = (r: RunListRow): RunView => ({ ...r });
+export const runListView = (store: Store, { serviceId, ...r }: RunListRow): RunView => ({ ...r, origin: store.services.label(serviceId) });
 
 export function runView(store: Store, r: RunRow): RunView {
   const batch = r.batchId === null ? undefined : store.runs.batch(r.batchId);
   return {
     id: r.id, serviceRunId: r.serviceRunId, deploymentId: r.deploymentId, appId: r.appId, status: r.status, msg: r.msg, reviewWaiting: r.reviewWaiting,
     files: r.batchId === null ? 0 : store.files.countInBatch(r.batchId), folderId: batch?.folderId ?? null, createdMs: r.createdMs,
-    startMs: r.startMs, finishMs: r.finishMs, resultsStored: r.resultsStoredMs !== null,
+    startMs: r.startMs, finishMs: r.finishMs, resultsStored: r.resultsStoredMs !== null, origin: store.services.label(r.serviceId),
   };
 }
 
@@ -102,7 +102,7 @@ export function resultFileView(
   };
 }
 
-export const searchHitView = (h: SearchHit): SearchHitView => ({
-  kind: h.kind, runId: h.runId, serviceRunId: h.serviceRunId, resultFileId: h.resultFileId, documentId: h.documentId, fieldId: h.fieldId,
+export const searchHitView = (store: Store, h: SearchHit): SearchHitView => ({
+  kind: h.kind, runId: h.runId, serviceRunId: h.serviceRunId, origin: store.services.label(h.serviceId), resultFileId: h.resultFileId, documentId: h.documentId, fieldId: h.fieldId,
   fieldName: h.fieldName, className: h.className, fileName: h.fileName, snippet: h.snippet,
 });

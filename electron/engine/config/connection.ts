@@ -18,7 +18,9 @@ export interface Connection {
   source: 'environment' | 'keychain' | 'memory';
 }
 
-const FILE = 'connection.json';
+/** The saved connection's file in the data home (also read by store migration 005). */
+export const CONNECTION_FILE = 'connection.json';
+const FILE = CONNECTION_FILE;
 
 export async function loadConnectionSettings(home: string): Promise<ConnectionSettings | null> {
   let text: string;

@@ -20,6 +20,8 @@ export interface PipelineContext {
   client: ServiceClient;
   /** Data home: artifacts are downloaded below it. */
   home: string;
+  /** The service `client` talks to (services.id): batches, runs and sessions of others are not its to touch. */
+  serviceId: number;
   emit<K extends keyof EngineEvents>(event: K, ...args: EngineEvents[K]): void;
 }
 

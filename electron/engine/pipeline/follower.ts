@@ -25,7 +25,8 @@ async function storeResults(ctx: PipelineContext, run: RunRow, signal: AbortSign
   for await (const p of ctx.client.iterateResults(run.serviceRunId, ALL_BLOCKS, { signal })) {
     ctx.store.results.storeResultsPage(run.id, p.raw, p.page, p.fileOffset);
   }
-  const dir = join(ctx.home, 'artifacts', run.serviceRunId);
+  // Per service: two services may use the same run ids.
+  const dir = join(ctx.home, 'artifacts', String(ctx.serviceId), run.serviceRunId);
   const known = new Set(ctx.store.results.artifactsOfRun(run.id).map((a) => a.servicePath));
   for (const rf of ctx.store.results.filesOfRun(run.id)) {
     for (const d of rf.documents) {

@@ -43,7 +43,7 @@ export async function intake(ctx: PipelineContext, folderId: number, settings: H
       ctx.emit('file', { file: row, from: null });
     }
     if (!settings.reprocessDuplicates) {
-      const dup = ctx.store.files.doneWithSameContent(sha, row.id);
+      const dup = ctx.store.files.doneWithSameContent(sha, row.id, ctx.serviceId);
       if (dup) {
         setState(ctx, row.id, 'skipped', `same content as ${dup.path}, already processed`);
         return null;

@@ -36,7 +36,35 @@ async function ensureServiceBatch(ctx: PipelineContext, b: BatchRow): Promise<Ba
   const id = found.length ? found[0]!.id : (await ctx.client.createBatch({ name })).id;
   const info = await ctx.client.getBatch(id);
   const path = info.mount_point && info.path_suffix ? `${info.mount_point}/${info.path_suffix}` : null;
-  ctx.store.runs.setBatchService(b.id, String(id), path);
+  try {
+    ctx.store.runs.setBatchService(b.id, String(id), path, ctx.serviceId);
+  } catch (e) {
+    // A batch on the service that the store does not know of would stay there for good (and every
+    // retry would leave another): it goes again before the failure is reported.
+    await ctx.client.deleteBatch(id).catch((d: unknown) => log(ctx, 'warn', `could not delete batch ${id} on the service again: ${d instanceof Error ? d.message : String(d)}`));
+    throw new Error(`the service's batch ${id} could not be recorded in the local store, so it was deleted there again (${e instanceof Error ? e.message : String(e)})`);
+  }
+  return ctx.store.runs.batch(b.id) as BatchRow;
+}
+
+/**
+ * A batch begun on another service (the user signed in elsewhere before its run started) goes to
+ * this one from the start: its files are uploaded again, here, and the other service's batch and
+ * multipart sessions are left alone (this client may not speak to that service).
+ */
+function rehomeBatch(ctx: PipelineContext, b: BatchRow): BatchRow {
+  const from = ctx.store.services.label(b.serviceId) ?? 'another service';
+  const to = ctx.store.services.label(ctx.serviceId) ?? 'this service';
+  ctx.store.transaction(() => {
+    ctx.store.runs.forgetBatchService(b.id);
+    for (const f of ctx.store.files.list({ batchId: b.id })) {
+      if (f.state !== 'uploading' && f.state !== 'uploaded' && f.state !== 'queued') continue;
+      ctx.store.files.abandonMultipart(f.id);
+      ctx.store.files.assign(f.id, { safeName: f.safeName, batchId: b.id, servicePath: null });
+      if (f.state !== 'queued') setState(ctx, f.id, 'queued', `sent to ${from} before the switch to ${to}; uploading it to ${to}`);
+    }
+  });
+  log(ctx, 'info', `batch ${b.name} was begun on ${from}; uploading it to ${to} instead`);
   return ctx.store.runs.batch(b.id) as BatchRow;
 }
 
@@ -49,7 +77,7 @@ async function sendFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal: A
     await client.putBatchFile(batchId, name, f.path, { onProgress: (sent) => onProgress(sent), signal });
     return;
   }
-  const prior = ctx.store.files.openMultipart(f.id);
+  const prior = ctx.store.files.openMultipart(f.id, ctx.serviceId);
   const resumable = prior && prior.fileSize === f.size && prior.mtimeMs === Math.floor(f.mtimeMs) ? prior : undefined;
   let sessionRef = resumable?.id;
   const upload = (resume: typeof resumable) =>
@@ -59,10 +87,10 @@ async function sendFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal: A
       ...(resume ? { resume: { sessionId: resume.sessionId, partSize: resume.partSize, parts: resume.parts.map((p) => ({ part_num: p.partNum, part_id: p.partId })) } } : {}),
       onSession: (s) => {
         if (s.sessionId === resume?.sessionId) return;
-        sessionRef = ctx.store.files.startMultipart({ fileId: f.id, sessionId: s.sessionId, servicePath: f.servicePath ?? '', partSize: s.partSize, fileSize: f.size, mtimeMs: f.mtimeMs }).id;
+        sessionRef = ctx.store.files.startMultipart({ fileId: f.id, serviceId: ctx.serviceId, sessionId: s.sessionId, servicePath: f.servicePath ?? '', partSize: s.partSize, fileSize: f.size, mtimeMs: f.mtimeMs }).id;
       },
       onPart: (p) => {
-        const partSize = resume?.partSize ?? ctx.store.files.openMultipart(f.id)?.partSize ?? 0;
+        const partSize = resume?.partSize ?? ctx.store.files.openMultipart(f.id, ctx.serviceId)?.partSize ?? 0;
         const size = Math.min(partSize, f.size - (p.part_num - 1) * partSize);
         if (sessionRef !== undefined) ctx.store.files.recordPart(sessionRef, { partNum: p.part_num, partId: p.part_id, size });
       },
@@ -146,6 +174,7 @@ async function ensureRun(ctx: PipelineContext, b: BatchRow, plan: BatchPlan): Pr
       : await ctx.client.startAppRun({ app_id: t.id, batch_id: batchId, settings, ...(t.version ? { version: t.version } : {}) }));
   const row = ctx.store.runs.addRun({
     serviceRunId: run.id,
+    serviceId: ctx.serviceId,
     batchId: b.id,
     deploymentId: t.type === 'deployment' ? t.id : null,
     appId: t.type === 'app' ? t.id : null,
@@ -163,6 +192,11 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
   let b = ctx.store.runs.batch(batchId);
   if (!b || b.deletedMs) return;
   const plan = parsePlan(b.plan);
+  if (b.serviceId !== null && b.serviceId !== ctx.serviceId) {
+    // Its run, if it has one, is the other service's business.
+    if (ctx.store.runs.runForBatch(b.id)) return;
+    b = rehomeBatch(ctx, b);
+  }
   try {
     b = await ensureServiceBatch(ctx, b);
     const todo = ctx.store.files.list({ batchId: b.id }).filter((f) => f.state === 'queued' || f.state === 'uploading');

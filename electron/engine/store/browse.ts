@@ -24,9 +24,11 @@ export interface RunListRow {
   id: number; serviceRunId: string; deploymentId: string | null; appId: string | null; status: RunStatus | null; msg: string | null;
   reviewWaiting: boolean; files: number; folderId: number | null; createdMs: number; startMs: number | null; finishMs: number | null;
   resultsStored: boolean;
+  /** The service the run ran on (services.id). */
+  serviceId: number | null;
 }
 
-export interface TreeRow { folderId: number | null; runId: number; serviceRunId: string; createdMs: number; status: RunStatus | null; files: number }
+export interface TreeRow { folderId: number | null; runId: number; serviceRunId: string; createdMs: number; status: RunStatus | null; files: number; serviceId: number | null }
 
 /** LIKE with the user's text taken literally. */
 const likeArg = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -63,10 +65,11 @@ export function browseQueries(db: Db) {
   const runPage = db.prepare<[number, number], {
     id: number; service_run_id: string; deployment_id: string | null; app_id: string | null; status: RunStatus | null; msg: string | null;
     review_waiting: number; files: number; folder_id: number | null; created_ms: number; start_ms: number | null; finish_ms: number | null; results_stored_ms: number | null;
+    service_id: number | null;
   }>(`SELECT r.*, b.folder_id, (SELECT count(*) FROM files f WHERE f.batch_id = r.batch_id) AS files
       FROM runs r LEFT JOIN batches b ON b.id = r.batch_id ORDER BY r.id DESC LIMIT ? OFFSET ?`);
-  const tree = db.prepare<[], { folder_id: number | null; run_id: number; service_run_id: string; created_ms: number; status: RunStatus | null; files: number }>(
-    `SELECT b.folder_id, r.id AS run_id, r.service_run_id, r.created_ms, r.status, count(rf.id) AS files
+  const tree = db.prepare<[], { folder_id: number | null; run_id: number; service_run_id: string; created_ms: number; status: RunStatus | null; files: number; service_id: number | null }>(
+    `SELECT b.folder_id, r.id AS run_id, r.service_run_id, r.created_ms, r.status, count(rf.id) AS files, r.service_id
        FROM runs r JOIN result_files rf ON rf.run_id = r.id LEFT JOIN batches b ON b.id = r.batch_id
       GROUP BY r.id ORDER BY r.id DESC`);
   const uploading = db.prepare<[], { id: number; path: string; size: number; sent: number | null }>(
@@ -132,13 +135,15 @@ export function browseQueries(db: Db) {
         rows: runPage.all(limit, offset).map((r) => ({
           id: r.id, serviceRunId: r.service_run_id, deploymentId: r.deployment_id, appId: r.app_id, status: r.status, msg: r.msg,
           reviewWaiting: r.review_waiting === 1, files: r.files, folderId: r.folder_id, createdMs: r.created_ms, startMs: r.start_ms,
-          finishMs: r.finish_ms, resultsStored: r.results_stored_ms !== null,
+          finishMs: r.finish_ms, resultsStored: r.results_stored_ms !== null, serviceId: r.service_id,
         })),
       };
     },
     /** Runs with stored results, newest first, with the folder their batch came from. */
     resultTree(): TreeRow[] {
-      return tree.all().map((r) => ({ folderId: r.folder_id, runId: r.run_id, serviceRunId: r.service_run_id, createdMs: r.created_ms, status: r.status, files: r.files }));
+      return tree.all().map((r) => ({
+        folderId: r.folder_id, runId: r.run_id, serviceRunId: r.service_run_id, createdMs: r.created_ms, status: r.status, files: r.files, serviceId: r.service_id,
+      }));
     },
     reviewWaiting: (): number => reviewWaiting.get()!.n,
     /**

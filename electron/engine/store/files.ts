@@ -55,6 +55,8 @@ export interface MultipartSession {
   createdMs: number;
   completedMs: number | null;
   abortedMs: number | null;
+  /** The service holding the session (services.id). */
+  serviceId: number | null;
   parts: UploadedPart[];
 }
 
@@ -72,7 +74,7 @@ interface Raw {
 }
 interface RawEvent { id: number; file_id: number; from_state: FileState | null; to_state: FileState; at_ms: number; error: string | null }
 interface RawSession {
-  id: number; file_id: number; session_id: string; service_path: string; part_size: number; file_size: number; mtime_ms: number;
+  id: number; file_id: number; service_id: number | null; session_id: string; service_path: string; part_size: number; file_size: number; mtime_ms: number;
   created_ms: number; completed_ms: number | null; aborted_ms: number | null;
 }
 interface RawPart { part_num: number; part_id: string; size: number; at_ms: number }
@@ -104,19 +106,22 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
   const inBatch = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM files WHERE batch_id = ?');
   const all = db.prepare<[], Raw>('SELECT * FROM files ORDER BY id');
   const counts = db.prepare<[], { state: FileState; n: number }>('SELECT state, count(*) AS n FROM files GROUP BY state');
-  const doneBySha = db.prepare<[string, number], Raw>(
-    "SELECT * FROM files WHERE sha256 = ? AND state = 'done' AND id != ? ORDER BY id DESC LIMIT 1");
+  const doneBySha = db.prepare<{ sha: string; except: number; service: number | null }, Raw>(
+    `SELECT * FROM files f WHERE sha256 = @sha AND state = 'done' AND id != @except
+       AND (@service IS NULL OR (SELECT b.service_id FROM batches b WHERE b.id = f.batch_id) = @service) ORDER BY id DESC LIMIT 1`);
   const setState = db.prepare<[FileState, string | null, number, number]>('UPDATE files SET state = ?, error = ?, updated_ms = ? WHERE id = ?');
   const setSeen = db.prepare<[number, number, string | null, number, number]>('UPDATE files SET size = ?, mtime_ms = ?, sha256 = ?, updated_ms = ? WHERE id = ?');
   const setUpload = db.prepare<[string | null, number | null, string | null, number, number]>(
     'UPDATE files SET safe_name = ?, batch_id = ?, service_path = ?, updated_ms = ? WHERE id = ?');
   const events = db.prepare<[number], RawEvent>('SELECT * FROM file_events WHERE file_id = ? ORDER BY id');
 
-  const insertSession = db.prepare<[number, string, string, number, number, number, number], RawSession>(
-    `INSERT INTO multipart_sessions (file_id, session_id, service_path, part_size, file_size, mtime_ms, created_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`);
-  const openSession = db.prepare<[number], RawSession>(
-    'SELECT * FROM multipart_sessions WHERE file_id = ? AND completed_ms IS NULL AND aborted_ms IS NULL ORDER BY id DESC LIMIT 1');
+  const insertSession = db.prepare<[number, string, string, number, number, number, number, number | null], RawSession>(
+    `INSERT INTO multipart_sessions (file_id, session_id, service_path, part_size, file_size, mtime_ms, created_ms, service_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`);
+  const openSession = db.prepare<[number, number | null], RawSession>(
+    'SELECT * FROM multipart_sessions WHERE file_id = ? AND service_id IS ? AND completed_ms IS NULL AND aborted_ms IS NULL ORDER BY id DESC LIMIT 1');
+  const abandonSessions = db.prepare<[number, number]>(
+    'UPDATE multipart_sessions SET aborted_ms = ? WHERE file_id = ? AND completed_ms IS NULL AND aborted_ms IS NULL');
   const sessionById = db.prepare<[number], RawSession>('SELECT * FROM multipart_sessions WHERE id = ?');
   const parts = db.prepare<[number], RawPart>('SELECT part_num, part_id, size, at_ms FROM uploaded_parts WHERE session_ref = ? ORDER BY part_num');
   const insertPart = db.prepare<[number, number, string, number, number]>(
@@ -127,7 +132,7 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
 
   const session = (r: RawSession): MultipartSession => ({
     id: r.id, fileId: r.file_id, sessionId: r.session_id, servicePath: r.service_path, partSize: r.part_size, fileSize: r.file_size,
-    mtimeMs: r.mtime_ms, createdMs: r.created_ms, completedMs: r.completed_ms, abortedMs: r.aborted_ms,
+    mtimeMs: r.mtime_ms, createdMs: r.created_ms, completedMs: r.completed_ms, abortedMs: r.aborted_ms, serviceId: r.service_id,
     parts: parts.all(r.id).map((p) => ({ partNum: p.part_num, partId: p.part_id, size: p.size, atMs: p.at_ms })),
   });
 
@@ -177,9 +182,12 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
       for (const c of counts.all()) out[c.state] = c.n;
       return out;
     },
-    /** Another file with the same content that was processed to the end (for duplicate skipping). */
-    doneWithSameContent(sha256: string, exceptId = -1): FileRow | undefined {
-      const r = doneBySha.get(sha256, exceptId);
+    /**
+     * Another file with the same content that was processed to the end (for duplicate skipping);
+     * with `serviceId`, processed by that service (what another service made of it is not its result).
+     */
+    doneWithSameContent(sha256: string, exceptId = -1, serviceId: number | null = null): FileRow | undefined {
+      const r = doneBySha.get({ sha: sha256, except: exceptId, service: serviceId });
       return r && row(r);
     },
     /**
@@ -202,13 +210,13 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
       if (setUpload.run(a.safeName, a.batchId, a.servicePath, now(), fileId).changes === 0) throw new UnknownFileError(`no file with id ${fileId} in the store`);
     },
 
-    /** Records a multipart session just opened on the service for a file. */
-    startMultipart(s: { fileId: number; sessionId: string; servicePath: string; partSize: number; fileSize: number; mtimeMs: number }): MultipartSession {
-      return session(insertSession.get(s.fileId, s.sessionId, s.servicePath, s.partSize, s.fileSize, ms(s.mtimeMs), now())!);
+    /** Records a multipart session just opened on service `serviceId` for a file. */
+    startMultipart(s: { fileId: number; serviceId?: number | null; sessionId: string; servicePath: string; partSize: number; fileSize: number; mtimeMs: number }): MultipartSession {
+      return session(insertSession.get(s.fileId, s.sessionId, s.servicePath, s.partSize, s.fileSize, ms(s.mtimeMs), now(), s.serviceId ?? null)!);
     },
-    /** The file's open (neither completed nor aborted) multipart session, with the parts already acknowledged. */
-    openMultipart(fileId: number): MultipartSession | undefined {
-      const r = openSession.get(fileId);
+    /** The file's open (neither completed nor aborted) multipart session on service `serviceId`, with the parts already acknowledged. */
+    openMultipart(fileId: number, serviceId: number | null = null): MultipartSession | undefined {
+      const r = openSession.get(fileId, serviceId);
       return r && session(r);
     },
     multipart(id: number): MultipartSession | undefined {
@@ -224,6 +232,10 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
     },
     abortMultipart(sessionRef: number): void {
       abortSession.run(now(), sessionRef);
+    },
+    /** Gives up every open session of the file, on whatever service (it is uploaded afresh elsewhere). */
+    abandonMultipart(fileId: number): void {
+      abandonSessions.run(now(), fileId);
     },
   };
 }

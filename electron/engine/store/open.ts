@@ -14,6 +14,7 @@ import type { Migration } from './migrations/index.js';
 import { resultsQueries, type ResultsQueries } from './results.js';
 import { runsQueries, type RunsQueries } from './runs.js';
 import { searchQueries, type SearchQueries } from './search.js';
+import { servicesQueries, type ServicesQueries } from './services.js';
 
 /** The database's file name inside the data directory. */
 export const STORE_FILE = 'docsync.db';
@@ -21,6 +22,7 @@ export const STORE_FILE = 'docsync.db';
 export interface Store {
   readonly db: Db;
   readonly path: string;
+  readonly services: ServicesQueries;
   readonly folders: FoldersQueries;
   readonly files: FilesQueries;
   readonly runs: RunsQueries;
@@ -70,6 +72,7 @@ export function openStore(path: string, o: OpenOptions = {}): Store {
   return {
     db,
     path,
+    services: servicesQueries(db, now),
     folders: foldersQueries(db, now),
     files: filesQueries(db, now),
     runs: runsQueries(db, now),

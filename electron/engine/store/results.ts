@@ -104,7 +104,10 @@ export function resultsQueries(db: Db, now: () => number = Date.now) {
   const delPage = db.prepare<[number, number]>('DELETE FROM result_pages WHERE run_id = ? AND file_offset = ?');
   const insPage = db.prepare<[number, number, string, number], { id: number }>(
     'INSERT INTO result_pages (run_id, file_offset, raw_json, fetched_ms) VALUES (?, ?, ?, ?) RETURNING id');
-  const localFile = db.prepare<[string], { id: number }>('SELECT id FROM files WHERE service_path = ? ORDER BY id DESC LIMIT 1');
+  // Two services may use the same paths (both number batches from 1): a file of the run's own batch first.
+  const localFile = db.prepare<[string, number], { id: number }>(
+    `SELECT id FROM files WHERE service_path = ?
+      ORDER BY batch_id IS (SELECT batch_id FROM runs WHERE id = ?) DESC, id DESC LIMIT 1`);
   const insFile = db.prepare<[number, number, number, number | null, string | null, string | null], { id: number }>(
     'INSERT INTO result_files (page_id, run_id, idx, file_id, original_file_name, input_file_path) VALUES (?, ?, ?, ?, ?, ?) RETURNING id');
   const insDoc = db.prepare<[number, number, string | null, string, number | null, number | null, number | null, string | null], { id: number }>(
@@ -143,7 +146,7 @@ export function resultsQueries(db: Db, now: () => number = Date.now) {
     const pageId = insPage.get(runId, fileOffset, JSON.stringify(raw), now())!.id;
     const out: StoredPage = { pageId, resultFileIds: [], documents: 0, fields: 0, caseFields: 0 };
     page.files.forEach((f, i) => {
-      const local = f.input_file_path === null ? undefined : localFile.get(f.input_file_path);
+      const local = f.input_file_path === null ? undefined : localFile.get(f.input_file_path, runId);
       const rfId = insFile.get(pageId, runId, i, local?.id ?? null, f.original_file_name, f.input_file_path)!.id;
       out.resultFileIds.push(rfId);
       f.documents.forEach((d, k) => {

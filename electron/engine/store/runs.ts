@@ -14,6 +14,8 @@ export interface BatchRow {
   name: string | null;
   /** JSON: what to run when the batch is uploaded (see engine/pipeline/plan.ts). */
   plan: string | null;
+  /** The service the batch was created on (services.id); null until it is created on one. */
+  serviceId: number | null;
 }
 
 export interface RunRow {
@@ -31,6 +33,8 @@ export interface RunRow {
   updatedMs: number;
   resultsStoredMs: number | null;
   deletedMs: number | null;
+  /** The service the run runs on (services.id). */
+  serviceId: number | null;
 }
 
 export interface JobRow {
@@ -43,30 +47,32 @@ export interface JobRow {
   msg: string | null;
   createdMs: number;
   updatedMs: number;
+  serviceId: number | null;
 }
 
 interface RawBatch {
   id: number; service_batch_id: string | null; folder_id: number | null; service_path: string | null; created_ms: number; closed_ms: number | null;
-  deleted_ms: number | null; name: string | null; plan: string | null;
+  deleted_ms: number | null; name: string | null; plan: string | null; service_id: number | null;
 }
 interface RawRun {
   id: number; service_run_id: string; batch_id: number | null; deployment_id: string | null; app_id: string | null; status: RunStatus | null;
   msg: string | null; review_waiting: number; start_ms: number | null; finish_ms: number | null; created_ms: number; updated_ms: number;
-  results_stored_ms: number | null; deleted_ms: number | null;
+  results_stored_ms: number | null; deleted_ms: number | null; service_id: number | null;
 }
-interface RawJob { id: number; service_job_id: string; kind: string; run_id: number | null; batch_id: number | null; status: JobState | null; msg: string | null; created_ms: number; updated_ms: number }
+interface RawJob { id: number; service_job_id: string; kind: string; run_id: number | null; batch_id: number | null; status: JobState | null; msg: string | null; created_ms: number; updated_ms: number; service_id: number | null }
 
 const batch = (r: RawBatch): BatchRow => ({
   id: r.id, serviceBatchId: r.service_batch_id, folderId: r.folder_id, servicePath: r.service_path, createdMs: r.created_ms, closedMs: r.closed_ms, deletedMs: r.deleted_ms,
-  name: r.name, plan: r.plan,
+  name: r.name, plan: r.plan, serviceId: r.service_id,
 });
 const run = (r: RawRun): RunRow => ({
   id: r.id, serviceRunId: r.service_run_id, batchId: r.batch_id, deploymentId: r.deployment_id, appId: r.app_id, status: r.status, msg: r.msg,
   reviewWaiting: r.review_waiting === 1, startMs: r.start_ms, finishMs: r.finish_ms, createdMs: r.created_ms, updatedMs: r.updated_ms,
-  resultsStoredMs: r.results_stored_ms, deletedMs: r.deleted_ms,
+  resultsStoredMs: r.results_stored_ms, deletedMs: r.deleted_ms, serviceId: r.service_id,
 });
 const job = (r: RawJob): JobRow => ({
   id: r.id, serviceJobId: r.service_job_id, kind: r.kind, runId: r.run_id, batchId: r.batch_id, status: r.status, msg: r.msg, createdMs: r.created_ms, updatedMs: r.updated_ms,
+  serviceId: r.service_id,
 });
 const ms = (n: number | null | undefined): number | null => (n === null || n === undefined ? null : Math.floor(n));
 
@@ -80,32 +86,34 @@ export function runsQueries(db: Db, now: () => number = Date.now) {
     `SELECT b.* FROM batches b WHERE b.closed_ms IS NOT NULL AND b.deleted_ms IS NULL AND b.plan IS NOT NULL
        AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.batch_id = b.id) ORDER BY b.id`);
   const batchById = db.prepare<[number], RawBatch>('SELECT * FROM batches WHERE id = ?');
-  const batchByService = db.prepare<[string], RawBatch>('SELECT * FROM batches WHERE service_batch_id = ?');
+  const batchByService = db.prepare<[string, number | null], RawBatch>('SELECT * FROM batches WHERE service_batch_id = ? AND service_id IS ?');
   const openBatches = db.prepare<[], RawBatch>('SELECT * FROM batches WHERE closed_ms IS NULL AND deleted_ms IS NULL ORDER BY id');
-  const setBatchService = db.prepare<[string, string | null, number]>('UPDATE batches SET service_batch_id = ?, service_path = ? WHERE id = ?');
+  const setBatchService = db.prepare<[string, string | null, number | null, number]>('UPDATE batches SET service_batch_id = ?, service_path = ?, service_id = ? WHERE id = ?');
+  const forgetService = db.prepare<[number]>('UPDATE batches SET service_batch_id = NULL, service_path = NULL, service_id = NULL WHERE id = ?');
   const closeBatch = db.prepare<[number, number]>('UPDATE batches SET closed_ms = coalesce(closed_ms, ?) WHERE id = ?');
   const deleteBatch = db.prepare<[number, number]>('UPDATE batches SET deleted_ms = coalesce(deleted_ms, ?) WHERE id = ?');
 
-  const insRun = db.prepare<[string, number | null, string | null, string | null, RunStatus | null, number, number], RawRun>(
-    `INSERT INTO runs (service_run_id, batch_id, deployment_id, app_id, status, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (service_run_id) DO UPDATE SET batch_id = coalesce(runs.batch_id, excluded.batch_id) RETURNING *`);
+  const insRun = db.prepare<[string, number | null, string | null, string | null, RunStatus | null, number, number, number | null], RawRun>(
+    `INSERT INTO runs (service_run_id, batch_id, deployment_id, app_id, status, created_ms, updated_ms, service_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (ifnull(service_id, 0), service_run_id) DO UPDATE SET batch_id = coalesce(runs.batch_id, excluded.batch_id) RETURNING *`);
   const runById = db.prepare<[number], RawRun>('SELECT * FROM runs WHERE id = ?');
-  const runByService = db.prepare<[string], RawRun>('SELECT * FROM runs WHERE service_run_id = ?');
+  const runByService = db.prepare<[string], RawRun>('SELECT * FROM runs WHERE service_run_id = ? ORDER BY id DESC LIMIT 1');
   const runByBatch = db.prepare<[number], RawRun>('SELECT * FROM runs WHERE batch_id = ? ORDER BY id DESC LIMIT 1');
   const allRuns = db.prepare<[number], RawRun>('SELECT * FROM runs ORDER BY id DESC LIMIT ?');
-  const activeRuns = db.prepare<[], RawRun>(
-    "SELECT * FROM runs WHERE deleted_ms IS NULL AND (status IS NULL OR status NOT IN ('COMPLETE','FAILED','CANCELLED') OR (status = 'COMPLETE' AND results_stored_ms IS NULL)) ORDER BY id");
+  const activeRuns = db.prepare<{ service: number | null }, RawRun>(
+    "SELECT * FROM runs WHERE (@service IS NULL OR service_id = @service) AND deleted_ms IS NULL AND (status IS NULL OR status NOT IN ('COMPLETE','FAILED','CANCELLED') OR (status = 'COMPLETE' AND results_stored_ms IS NULL)) ORDER BY id");
   const setStatus = db.prepare<[RunStatus | null, string | null, number, number | null, number | null, number, number], RawRun>(
     `UPDATE runs SET status = ?, msg = ?, review_waiting = ?, start_ms = coalesce(?, start_ms), finish_ms = coalesce(?, finish_ms), updated_ms = ?
      WHERE id = ? RETURNING *`);
   const setStored = db.prepare<[number, number, number]>('UPDATE runs SET results_stored_ms = ?, updated_ms = ? WHERE id = ?');
   const setRunDeleted = db.prepare<[number, number]>('UPDATE runs SET deleted_ms = coalesce(deleted_ms, ?) WHERE id = ?');
 
-  const insJob = db.prepare<[string, string, number | null, number | null, JobState | null, number, number], RawJob>(
-    `INSERT INTO jobs (service_job_id, kind, run_id, batch_id, status, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (service_job_id) DO UPDATE SET kind = excluded.kind RETURNING *`);
-  const jobByService = db.prepare<[string], RawJob>('SELECT * FROM jobs WHERE service_job_id = ?');
-  const setJob = db.prepare<[JobState | null, string | null, number, string], RawJob>('UPDATE jobs SET status = ?, msg = ?, updated_ms = ? WHERE service_job_id = ? RETURNING *');
+  const insJob = db.prepare<[string, string, number | null, number | null, JobState | null, number, number, number | null], RawJob>(
+    `INSERT INTO jobs (service_job_id, kind, run_id, batch_id, status, created_ms, updated_ms, service_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (ifnull(service_id, 0), service_job_id) DO UPDATE SET kind = excluded.kind RETURNING *`);
+  const jobByService = db.prepare<[string, number | null], RawJob>('SELECT * FROM jobs WHERE service_job_id = ? AND service_id IS ?');
+  const setJob = db.prepare<[JobState | null, string | null, number, string, number | null], RawJob>(
+    'UPDATE jobs SET status = ?, msg = ?, updated_ms = ? WHERE service_job_id = ? AND service_id IS ? RETURNING *');
   const pendingJobs = db.prepare<[], RawJob>(
     "SELECT * FROM jobs WHERE status IS NULL OR status NOT IN ('COMPLETE','FAILED','CANCELLED') ORDER BY id");
 
@@ -122,15 +130,21 @@ export function runsQueries(db: Db, now: () => number = Date.now) {
       const r = batchById.get(id);
       return r && batch(r);
     },
-    batchByServiceId(serviceBatchId: string): BatchRow | undefined {
-      const r = batchByService.get(serviceBatchId);
+    /** The batch with that id on service `serviceId` (ids are unique per service only). */
+    batchByServiceId(serviceBatchId: string, serviceId: number | null = null): BatchRow | undefined {
+      const r = batchByService.get(serviceBatchId, serviceId);
       return r && batch(r);
     },
     openBatches(): BatchRow[] {
       return openBatches.all().map(batch);
     },
-    setBatchService(id: number, serviceBatchId: string, servicePath: string | null = null): void {
-      setBatchService.run(serviceBatchId, servicePath, id);
+    /** Records the batch created for it on service `serviceId`. */
+    setBatchService(id: number, serviceBatchId: string, servicePath: string | null = null, serviceId: number | null = null): void {
+      setBatchService.run(serviceBatchId, servicePath, serviceId, id);
+    },
+    /** The batch is to be created again (on another service): its service batch is forgotten here. */
+    forgetBatchService(id: number): void {
+      forgetService.run(id);
     },
     closeBatch(id: number): void {
       closeBatch.run(now(), id);
@@ -139,15 +153,16 @@ export function runsQueries(db: Db, now: () => number = Date.now) {
       deleteBatch.run(now(), id);
     },
 
-    /** Records a run started on the service (idempotent on the service run id). */
-    addRun(r: { serviceRunId: string; batchId?: number | null; deploymentId?: string | null; appId?: string | null; status?: RunStatus | null }): RunRow {
+    /** Records a run started on service `serviceId` (idempotent on the service and its run id). */
+    addRun(r: { serviceRunId: string; serviceId?: number | null; batchId?: number | null; deploymentId?: string | null; appId?: string | null; status?: RunStatus | null }): RunRow {
       const t = now();
-      return run(insRun.get(r.serviceRunId, r.batchId ?? null, r.deploymentId ?? null, r.appId ?? null, r.status ?? null, t, t)!);
+      return run(insRun.get(r.serviceRunId, r.batchId ?? null, r.deploymentId ?? null, r.appId ?? null, r.status ?? null, t, t, r.serviceId ?? null)!);
     },
     run(id: number): RunRow | undefined {
       const r = runById.get(id);
       return r && run(r);
     },
+    /** The latest run with that service run id (of any service). */
     runByServiceId(serviceRunId: string): RunRow | undefined {
       const r = runByService.get(serviceRunId);
       return r && run(r);
@@ -160,9 +175,9 @@ export function runsQueries(db: Db, now: () => number = Date.now) {
     listRuns(limit = 1000): RunRow[] {
       return allRuns.all(limit).map(run);
     },
-    /** Runs still to follow: not terminal, or COMPLETE with results not yet all stored; not deleted. */
-    activeRuns(): RunRow[] {
-      return activeRuns.all().map(run);
+    /** Runs still to follow: not terminal, or COMPLETE with results not yet all stored; not deleted. Of one service when given. */
+    activeRuns(serviceId: number | null = null): RunRow[] {
+      return activeRuns.all({ service: serviceId }).map(run);
     },
     /**
      * Records the status seen on the service. Timestamps are Unix ms (null keeps the stored one);
@@ -182,16 +197,16 @@ export function runsQueries(db: Db, now: () => number = Date.now) {
     },
 
     /** Records a job the service started (idempotent on its id). */
-    addJob(j: { serviceJobId: string; kind: string; runId?: number | null; batchId?: number | null; status?: JobState | null }): JobRow {
+    addJob(j: { serviceJobId: string; serviceId?: number | null; kind: string; runId?: number | null; batchId?: number | null; status?: JobState | null }): JobRow {
       const t = now();
-      return job(insJob.get(j.serviceJobId, j.kind, j.runId ?? null, j.batchId ?? null, j.status ?? null, t, t)!);
+      return job(insJob.get(j.serviceJobId, j.kind, j.runId ?? null, j.batchId ?? null, j.status ?? null, t, t, j.serviceId ?? null)!);
     },
-    job(serviceJobId: string): JobRow | undefined {
-      const r = jobByService.get(serviceJobId);
+    job(serviceJobId: string, serviceId: number | null = null): JobRow | undefined {
+      const r = jobByService.get(serviceJobId, serviceId);
       return r && job(r);
     },
-    setJobStatus(serviceJobId: string, status: JobState | null, msg: string | null = null): JobRow | undefined {
-      const r = setJob.get(status, msg, now(), serviceJobId);
+    setJobStatus(serviceJobId: string, status: JobState | null, msg: string | null = null, serviceId: number | null = null): JobRow | undefined {
+      const r = setJob.get(status, msg, now(), serviceJobId, serviceId);
       return r && job(r);
     },
     /** Jobs whose last state seen is not terminal (COMPLETE, FAILED, CANCELLED). */

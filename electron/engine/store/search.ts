@@ -14,6 +14,8 @@ export interface SearchHit {
   /** Local runs.id and the service's run id. */
   runId: number;
   serviceRunId: string;
+  /** The service the run ran on (services.id). */
+  serviceId: number | null;
   /** The local file (files.id) the result belongs to, when known. */
   fileId: number | null;
   fieldName: string | null;
@@ -80,7 +82,7 @@ type Table = 'field_search' | 'document_search';
 interface Candidate { table: Table; rowid: number; doc: number; query: string; rank: number; snippet?: string }
 
 interface HitRaw {
-  field_id: number | null; document_id: number; result_file_id: number; run_id: number; service_run_id: string; file_id: number | null;
+  field_id: number | null; document_id: number; result_file_id: number; run_id: number; service_run_id: string; service_id: number | null; file_id: number | null;
   value: string | null; name: string | null; class_name: string | null; file_name: string | null;
 }
 
@@ -179,7 +181,7 @@ export function searchQueries(db: Db) {
   /** What a hit shows: field, document, result file and run. */
   function details(cs: Candidate[]): Map<Candidate, HitRaw> {
     const sql = (cols: string, from: string, key: string) => `
-      SELECT ${cols}, d.id AS document_id, d.result_file_id, rf.run_id, r.service_run_id, rf.file_id, d.class_name, rf.original_file_name AS file_name
+      SELECT ${cols}, d.id AS document_id, d.result_file_id, rf.run_id, r.service_run_id, r.service_id, rf.file_id, d.class_name, rf.original_file_name AS file_name
       FROM ${from} JOIN result_files rf ON rf.id = d.result_file_id JOIN runs r ON r.id = rf.run_id
       WHERE ${key} IN (SELECT value FROM json_each(?))`;
     const rowids = (t: Table) => ids(cs.filter((c) => c.table === t).map((c) => c.rowid));
@@ -242,7 +244,7 @@ export function searchQueries(db: Db) {
         const field = c.table === 'field_search';
         return [{
           kind: field ? 'field' : 'document', fieldId: r.field_id, documentId: r.document_id, resultFileId: r.result_file_id,
-          runId: r.run_id, serviceRunId: r.service_run_id, fileId: r.file_id, fieldName: r.name, value: r.value,
+          runId: r.run_id, serviceRunId: r.service_run_id, serviceId: r.service_id, fileId: r.file_id, fieldName: r.name, value: r.value,
           className: r.class_name, fileName: r.file_name, snippet: c.snippet ?? '', rank: c.rank,
         }];
       });

@@ -6,7 +6,7 @@ import { RunAnnouncer, runNotification } from '../../../electron/main/notify-tex
 
 const run = (more: Partial<RunView>): RunView => ({
   id: 7, serviceRunId: 'run-7', deploymentId: 'sandbox-invoices', appId: null, status: 'RUNNING', msg: null, reviewWaiting: false,
-  files: 3, folderId: 1, createdMs: 1, startMs: 2, finishMs: null, resultsStored: false, ...more,
+  files: 3, folderId: 1, createdMs: 1, startMs: 2, finishMs: null, resultsStored: false, origin: 'the sandbox', ...more,
 });
 
 describe('runNotification', () => {

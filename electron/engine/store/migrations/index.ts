@@ -7,7 +7,8 @@ import { initial } from './001-initial.js';
 import { search } from './002-search.js';
 import { batchPlan } from './003-batch-plan.js';
 import { searchSplit } from './004-search-split.js';
+import { serviceKeys } from './005-service-keys.js';
 
 export type Migration = (db: Db) => void;
 
-export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit];
+export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceKeys];

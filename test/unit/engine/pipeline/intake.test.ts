@@ -24,7 +24,7 @@ afterEach(async () => {
 
 function context(events: string[]): PipelineContext {
   // Intake never talks to the service: no client is needed, so none is made.
-  return { store, client: undefined as unknown as ServiceClient, home: dir, emit: (event, ...args) => events.push(`${event}:${JSON.stringify(args[0]).slice(0, 40)}`) };
+  return { store, client: undefined as unknown as ServiceClient, home: dir, serviceId: store.services.ensure({ url: 'http://127.0.0.1:1' }).id, emit: (event, ...args) => events.push(`${event}:${JSON.stringify(args[0]).slice(0, 40)}`) };
 }
 
 describe('intake', () => {
