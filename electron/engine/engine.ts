@@ -374,8 +374,9 @@ export class Engine extends EventEmitter<EngineEvents> {
       this.uploading.add(id);
       this.task(async () => {
         try {
-          await uploadBatch(this.ctx, id, this.ctl.signal);
+          const fresh = await uploadBatch(this.ctx, id, this.ctl.signal);
           this.retryDelay.delete(id);
+          if (fresh !== undefined) this.enqueue(fresh);
           const run = this.store.runs.runForBatch(id);
           if (run) this.follow(run.id, 0);
         } catch (e) {
