@@ -15,6 +15,7 @@ import { BatchPlanner, type BatchFile } from './watch/batcher.js';
 import { scanFolder } from './watch/scan.js';
 import { createFilter } from './watch/ignore.js';
 import { FolderWatcher } from './watch/watcher.js';
+import { notRegular } from './watch/file-kind.js';
 
 export interface EngineOptions {
   store: Store;
@@ -275,10 +276,18 @@ export class Engine extends EventEmitter<EngineEvents> {
     for (const p of paths) {
       const st = await stat(p).catch(() => null);
       if (!st) throw new Error(`${p} does not exist`);
+      // Checked before a byte is read: a FIFO blocks a read for good, /dev/zero never ends.
+      const kind = notRegular(st);
+      if (kind) throw new Error(`${p} is ${kind}: only regular files (or folders of them) can be uploaded`);
       if (st.isDirectory()) files.push(...(await scanFolder(p, { recursive: true, filter: createFilter() })).files);
       else files.push({ path: p, size: st.size, mtimeMs: st.mtimeMs });
     }
     if (files.length === 0) throw new Error('nothing to upload: no files in what was given');
+    // A target the service does not know would leave a batch uploaded for nothing. When the service
+    // cannot be asked (offline), the upload is queued as before and fails later with the service's reason.
+    if ((await this.client.targetExists(target, { signal: this.ctl.signal })) === false) {
+      throw new Error(`no ${target.type} "${target.id}" on ${this.client.config.baseUrl}`);
+    }
     const rows: FileRow[] = [];
     for (const f of files) {
       const row = this.store.files.add({ path: f.path, size: f.size, mtimeMs: Math.floor(f.mtimeMs), sha256: await sha256File(f.path), originalName: basename(f.path) });
