@@ -6,6 +6,7 @@ import { log, setState, settingsOf, type EngineEvents, type PipelineContext } fr
 import { DEFAULT_POLL, followRun, type PollPolicy } from './pipeline/follower.js';
 import { sha256File } from './pipeline/hash.js';
 import { intake, recordBatch } from './pipeline/intake.js';
+import { cannotRead } from './pipeline/unreadable.js';
 import type { BatchPlan } from './pipeline/plan.js';
 import { TryLater, uploadBatch } from './pipeline/uploader.js';
 import type { ServiceClient } from './service/index.js';
@@ -239,12 +240,27 @@ export class Engine extends EventEmitter<EngineEvents> {
         // abort listener per waiting file.)
         const stopped = this.ctl.signal;
         const current = (): boolean => !stopped.aborted && this.folders.get(row.id) === loop;
-        const f = await this.intakeSlots.run(async () => (current() ? intake(this.ctx, row.id, settings, obs) : null));
+        // A file that cannot be read is shown as failed; the watcher forgets that it reported this
+        // version, so the next change event (a chmod) or rescan brings it back once it can be read.
+        const unreadable = (p: string): void => {
+          loop.planner.remove(p);
+          watcher.retake(p);
+        };
+        const f = await this.intakeSlots.run(async () => (current() ? intake(this.ctx, row.id, settings, obs, unreadable) : null));
         if (f && current()) this.plan(loop, f);
       }),
     );
     watcher.on('error', (e) => log(this.ctx, 'warn', `${settings.path}: ${e.message}`));
+    // Stored, so the folder list shows them (here and in another process), and announced.
+    const unreadable = (dirs: string[]): void => {
+      if (this.folders.get(row.id) !== loop || this.store.folders.unreadable(row.id).join('\n') === dirs.join('\n')) return;
+      this.store.folders.setUnreadable(row.id, dirs);
+      this.emit('folders');
+    };
+    watcher.on('unreadable', unreadable);
     await watcher.start();
+    // The first scan's finding replaces the last process's (it may have found none: no event then).
+    unreadable(watcher.unreadableFolders);
   }
 
   private plan(loop: FolderLoop, f: FileRow): void {
@@ -288,9 +304,12 @@ export class Engine extends EventEmitter<EngineEvents> {
     if ((await this.client.targetExists(target, { signal: this.ctl.signal })) === false) {
       throw new Error(`no ${target.type} "${target.id}" on ${this.client.config.baseUrl}`);
     }
+    // Every file read before any is recorded: one that cannot be read refuses the whole upload, leaving nothing half-queued.
+    const hashes: string[] = [];
+    for (const f of files) hashes.push(await sha256File(f.path).catch((e: unknown) => Promise.reject(new Error(`${f.path}: ${cannotRead(e) ?? 'it is gone'}`))));
     const rows: FileRow[] = [];
-    for (const f of files) {
-      const row = this.store.files.add({ path: f.path, size: f.size, mtimeMs: Math.floor(f.mtimeMs), sha256: await sha256File(f.path), originalName: basename(f.path) });
+    for (const [i, f] of files.entries()) {
+      const row = this.store.files.add({ path: f.path, size: f.size, mtimeMs: Math.floor(f.mtimeMs), sha256: hashes[i] as string, originalName: basename(f.path) });
       this.emit('file', { file: row, from: null });
       setState(this.ctx, row.id, 'stable');
       rows.push(setState(this.ctx, row.id, 'queued'));

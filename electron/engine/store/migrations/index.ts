@@ -7,7 +7,9 @@ import { initial } from './001-initial.js';
 import { search } from './002-search.js';
 import { batchPlan } from './003-batch-plan.js';
 import { searchSplit } from './004-search-split.js';
+// 005 and 006 come from other branches of issue 11; the lead orders them when merging.
+import { folderProblems } from './007-folder-problems.js';
 
 export type Migration = (db: Db) => void;
 
-export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit];
+export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, folderProblems];
