@@ -1,5 +1,5 @@
 import { EventEmitter, setMaxListeners } from 'node:events';
-import { rename, rm, stat } from 'node:fs/promises';
+import { open, rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { FOLDER_DEFAULTS, validateFolderSettings, type FolderRunSettings, type FolderTarget, type HotFolderSettings } from '../../shared/hot-folder.js';
 import { log, setState, settingsOf, type EngineEvents, type PipelineContext } from './pipeline/context.js';
@@ -329,6 +329,8 @@ export class Engine extends EventEmitter<EngineEvents> {
     const plan: BatchPlan | null = folder ? { target: settingsOf(folder).target, run: settingsOf(folder).run } : oldPlan ? (JSON.parse(oldPlan) as BatchPlan) : null;
     if (!plan) throw new Error(`file ${fileId} has no folder or earlier batch to take its settings from`);
     await this.bringBack(f, folder);
+    // Still unreadable: say so now rather than fail the upload in the background.
+    await open(f.path, 'r').then((fh) => fh.close(), (e: unknown) => Promise.reject(new Error(`${f.path}: ${cannotRead(e) ?? 'it is gone'}`)));
     setState(this.ctx, f.id, 'queued');
     this.enqueue(recordBatch(this.ctx, f.folderId, plan, [f.id]));
     return this.store.files.get(f.id) as FileRow;

@@ -262,6 +262,8 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
         this.tracker.observe(obs, now);
       } else {
         if (this.tracker.forget(p)) this.emit('removed', p);
+        // An unreadable folder that went away is no longer a problem (it had no watch to tell).
+        if (obs === undefined) this.setUnreadable(p, []);
         // A folder that went away (or was renamed): its watches and its files go with it.
         if (obs === undefined && this.folderHints?.watches(p)) {
           this.folderHints.forgetTree(p);

@@ -60,10 +60,10 @@ async function run(home: string, inbox: string, folder: Record<string, unknown>)
 
 const latest = (path: string): FileRow | undefined => store?.files.byPath(path);
 
-/** `docsync folders list` as the engine's user, on its data home. */
-function foldersList(home: string, json = false): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [MAIN, 'folders', 'list', ...(json ? ['--json'] : [])], {
-    env: { PATH: process.env.PATH ?? '', HOME: home, DOCSYNC_HOME: home, LANG: 'C.UTF-8' }, ...runAs,
+/** The docsync command as the engine's user, on its data home, signed in to the sandbox. */
+function docsync(home: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: home, DOCSYNC_HOME: home, LANG: 'C.UTF-8', DOCSYNC_URL: sb.url, DOCSYNC_TOKEN: 'admin-token' }, ...runAs,
   });
   let stdout = '';
   let stderr = '';
@@ -71,6 +71,8 @@ function foldersList(home: string, json = false): Promise<{ code: number | null;
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
+
+const foldersList = (home: string, json = false) => docsync(home, ['folders', 'list', ...(json ? ['--json'] : [])]);
 
 describe.skipIf(skip !== null)(`what DocSync may not read${skip ? ` (skipped: ${skip})` : ''}`, () => {
   it('an unreadable file shows as failed with the reason, and is taken once it can be read, without a restart', async () => {
@@ -93,6 +95,21 @@ describe.skipIf(skip !== null)(`what DocSync may not read${skip ? ` (skipped: ${
     expect(store!.files.history(failed.id).map((e) => e.toState)).toEqual(
       ['discovered', 'failed', 'stable', 'queued', 'uploading', 'uploaded', 'running', 'done'],
     );
+  }, 60_000);
+
+  it('docsync upload of a file it cannot read: one line with the reason, nothing stored or sent', async () => {
+    const { inbox, home } = await start();
+    const secret = join(inbox, 'secret.pdf');
+    await writeFile(secret, await invoice(4), { mode: 0o000 });
+    const batchCount = async (): Promise<number> =>
+      ((await (await fetch(`${sb.url}/v2/batches`, { headers: { Authorization: 'Bearer admin-token' } })).json()) as { batches: unknown[] }).batches.length;
+    const before = await batchCount();
+    const up = await docsync(home, ['upload', secret, '--deployment', 'sandbox-invoices']);
+    expect(up.code, up.stderr).toBe(2);
+    expect(up.stderr.trimEnd()).toBe(`docsync: ${secret}: DocSync cannot read this file: permission denied`);
+    const files = await docsync(home, ['files', '--json']);
+    expect(JSON.parse(files.stdout)).toEqual([]);
+    expect(await batchCount()).toBe(before);
   }, 60_000);
 
   it('an unreadable subfolder shows on the folder with its path (app and docsync folders list), and clears once it can be read', async () => {
