@@ -30,6 +30,9 @@ export interface EngineOptions {
   retry?: { initialMs: number; maxMs: number };
 }
 
+/** How long an upload waits for the service to say whether its deployment or app exists. */
+const TARGET_CHECK_MS = 15_000;
+
 /** How often the store's folder table is compared with the running watchers. */
 const FOLDER_SYNC_MS = 3000;
 
@@ -301,7 +304,10 @@ export class Engine extends EventEmitter<EngineEvents> {
     if (files.length === 0) throw new Error('nothing to upload: no files in what was given');
     // A target the service does not know would leave a batch uploaded for nothing. When the service
     // cannot be asked (offline), the upload is queued as before and fails later with the service's reason.
-    if ((await this.client.targetExists(target, { signal: this.ctl.signal })) === false) {
+    // Bounded: an unreachable service must not hold a drop for the whole retry policy.
+    const signal = AbortSignal.any([this.ctl.signal, AbortSignal.timeout(TARGET_CHECK_MS)]);
+    const known = await this.client.targetExists(target, { signal }).catch((e: unknown) => (this.ctl.signal.aborted ? Promise.reject(e) : undefined));
+    if (known === false) {
       throw new Error(`no ${target.type} "${target.id}" on ${this.client.config.baseUrl}`);
     }
     // Every file read before any is recorded: one that cannot be read refuses the whole upload, leaving nothing half-queued.
