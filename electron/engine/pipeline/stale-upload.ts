@@ -37,7 +37,11 @@ export async function removeStaleUpload(ctx: PipelineContext, b: BatchRow, f: Fi
   const name = f.safeName as string;
   let detail: string;
   try {
-    const { jobId } = await ctx.client.deleteBatchFile(batchId, name, { signal });
+    // A 404 may mean the name was never stored (an upload cut short): the listing below decides.
+    const { jobId } = await ctx.client.deleteBatchFile(batchId, name, { signal }).catch((e: unknown) => {
+      if (isServiceError(e, 'http') && e.status === 404) return { jobId: null };
+      throw e;
+    });
     if (jobId) {
       const job = await ctx.client.waitForJob(jobId, { signal, timeoutMs: DELETE_WAIT_MS, initialDelayMs: 200, maxDelayMs: 2000 });
       if (job.state === 'COMPLETE') return;

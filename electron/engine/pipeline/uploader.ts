@@ -198,7 +198,8 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
     for (const f of uploaded) setState(ctx, f.id, 'running');
     return undefined;
   } catch (e) {
-    if (e instanceof TryLater || isTransient(e)) throw e instanceof TryLater ? e : new TryLater((e as Error).message);
+    // Stopping (aborted) is no refusal either: the batch is taken up again on the next start.
+    if (e instanceof TryLater || isTransient(e) || isServiceError(e, 'aborted')) throw e instanceof TryLater ? e : new TryLater((e as Error).message);
     // A refusal by the service (bad deployment, settings, permissions): the batch's files fail with the reason.
     const msg = e instanceof Error ? e.message : String(e);
     for (const f of ctx.store.files.list({ batchId })) {

@@ -2,10 +2,11 @@
 // The engine deletes the old version from the batch and waits for the deletion job before it starts
 // the run; a deletion job that fails (the sandbox's /sandbox/jobs/fail) gets the batch given up, its
 // other files re-uploaded into a fresh batch. Either way no run ever reads the old bytes.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { recordBatch } from '../../../electron/engine/pipeline/intake.js';
 import { engineEnv, FAST_FOLDER, type EngineEnv } from '../../helpers/engine.js';
 import { invoicePdf } from '../../helpers/pdf-fixtures.js';
 import { caller } from '../../helpers/sandbox.js';
@@ -90,5 +91,39 @@ describe('a file that changes after its upload, before the recheck', () => {
     expect(runs.length).toBeGreaterThan(0);
     expect(runs.map((r) => r.batch_id)).not.toContain(Number(given.serviceBatchId));
     await waitUntil(async () => (await sb('GET', `/v2/batches/${given.serviceBatchId}`)).status === 404, 'the given-up batch is deleted on the service');
+  });
+
+  it('after a crash mid-batch, a file still marked uploading that changed meanwhile has its old bytes removed before the run', async () => {
+    env = await engineEnv();
+    const store = env.engine.store;
+    const inbox = env.dir('inbox');
+    await mkdir(inbox, { recursive: true });
+    const a = join(inbox, 'a.pdf');
+    const b = join(inbox, 'b.pdf');
+    await writeFile(a, await invoice(1));
+    await writeFile(b, await invoice(2));
+    // What a process killed during the upload leaves: a closed batch, its service batch, both files
+    // 'uploading', and the old a.pdf already stored by the service.
+    const ids: number[] = [];
+    for (const p of [a, b]) {
+      const st = await stat(p);
+      const row = store.files.add({ path: p, size: st.size, mtimeMs: st.mtimeMs, originalName: p.slice(inbox.length + 1), state: 'queued' });
+      ids.push(row.id);
+    }
+    const ctx = { store, client: env.engine.client, home: env.home, emit: () => undefined };
+    const batchId = recordBatch(ctx, null, { target: { type: 'deployment', id: 'sandbox-invoices' }, run: { tags: [], customKeys: {}, postProcessPdf: false, pdfPasswords: {} } }, ids);
+    // Created on the service, not yet recorded here: the restart finds it by its unique name.
+    const service = await env.engine.client.createBatch({ name: store.runs.batch(batchId)!.name as string });
+    for (const id of ids) store.files.transition(id, 'uploading');
+    await env.engine.client.putBatchFile(service.id, 'a.pdf', a);
+    // While the engine was down, a.pdf changed.
+    await writeFile(a, await invoice(300));
+
+    await env.engine.start();
+    await waitUntil(() => store.files.get(ids[1]!)?.state === 'done', 'b.pdf is done', 30_000);
+    expect(store.files.get(ids[0]!)?.state).toBe('discovered');
+    const resultFiles = store.runs.listRuns().flatMap((r) => store.results.filesOfRun(r.id));
+    expect(resultFiles.map((rf) => rf.fileId)).toEqual([ids[1]]);
+    expect(store.search('INV-1', 10).map((h) => h.value)).not.toContain('INV-1');
   });
 });
