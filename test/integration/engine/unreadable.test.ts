@@ -13,7 +13,8 @@ import type { RunningSandbox } from '../../../sandbox/index.js';
 import { buildCliIfNeeded, MAIN } from '../../helpers/build-cli.js';
 import { invoicePdf } from '../../helpers/pdf-fixtures.js';
 import { sandbox } from '../../helpers/sandbox.js';
-import { cannotRunUnprivileged, giveToEngine, runAs, startEngineProcess, type EngineProcess } from '../../helpers/unprivileged.js';
+import { startEngineProcess, type EngineProcess } from '../../helpers/engine-process.js';
+import { cannotRunUnprivileged, giveToEngine, runAs } from '../../helpers/unprivileged.js';
 import { waitUntil } from '../../helpers/wait.js';
 
 await buildCliIfNeeded();
@@ -53,7 +54,7 @@ async function start(): Promise<{ inbox: string; home: string }> {
 }
 
 async function run(home: string, inbox: string, folder: Record<string, unknown>): Promise<void> {
-  engine = await startEngineProcess({ home, url: sb.url, folder: { path: inbox, deployment: 'sandbox-invoices', stabilityMs: 150, batching: { quietMs: 300 }, ...folder } });
+  engine = await startEngineProcess({ home, url: sb.url, folder: { path: inbox, deployment: 'sandbox-invoices', stabilityMs: 150, batching: { quietMs: 300 }, ...folder } }, { as: runAs });
   // The engine process created the store and its WAL files: this connection only reads beside it.
   store = openStore(join(home, STORE_FILE));
 }
