@@ -298,7 +298,12 @@ export class Engine extends EventEmitter<EngineEvents> {
       // Checked before a byte is read: a FIFO blocks a read for good, /dev/zero never ends.
       const kind = notRegular(st);
       if (kind) throw new Error(`${p} is ${kind}: only regular files (or folders of them) can be uploaded`);
-      if (st.isDirectory()) files.push(...(await scanFolder(p, { recursive: true, filter: createFilter() })).files);
+      if (st.isDirectory()) {
+        const scan = await scanFolder(p, { recursive: true, filter: createFilter() });
+        // A subfolder left out silently would lose its files from the batch without a word.
+        if (scan.unreadable.length) throw new Error(`${join(p, ...(scan.unreadable[0] as string).split('/'))}: DocSync cannot read this folder: permission denied`);
+        files.push(...scan.files);
+      }
       else files.push({ path: p, size: st.size, mtimeMs: st.mtimeMs });
     }
     if (files.length === 0) throw new Error('nothing to upload: no files in what was given');

@@ -98,7 +98,7 @@ describe.skipIf(skip !== null)(`what DocSync may not read${skip ? ` (skipped: ${
     );
   }, 60_000);
 
-  it('docsync upload of a file it cannot read: one line with the reason, nothing stored or sent', async () => {
+  it('docsync upload of a file or subfolder it cannot read: one line with the reason, nothing stored or sent', async () => {
     const { inbox, home } = await start();
     const secret = join(inbox, 'secret.pdf');
     await writeFile(secret, await invoice(4), { mode: 0o000 });
@@ -108,6 +108,14 @@ describe.skipIf(skip !== null)(`what DocSync may not read${skip ? ` (skipped: ${
     const up = await docsync(home, ['upload', secret, '--deployment', 'sandbox-invoices']);
     expect(up.code, up.stderr).toBe(2);
     expect(up.stderr.trimEnd()).toBe(`docsync: ${secret}: DocSync cannot read this file: permission denied`);
+    // A folder given whole, with a subfolder it cannot list: refused, naming the subfolder.
+    const locked = join(inbox, 'more', 'locked');
+    await mkdir(locked, { recursive: true });
+    await writeFile(join(inbox, 'more', 'open.pdf'), await invoice(5));
+    await chmod(locked, 0o000);
+    const folder = await docsync(home, ['upload', join(inbox, 'more'), '--deployment', 'sandbox-invoices']);
+    expect(folder.code, folder.stderr).toBe(2);
+    expect(folder.stderr.trimEnd()).toBe(`docsync: ${locked}: DocSync cannot read this folder: permission denied`);
     const files = await docsync(home, ['files', '--json']);
     expect(JSON.parse(files.stdout)).toEqual([]);
     expect(await batchCount()).toBe(before);
