@@ -1,12 +1,12 @@
 import { EventEmitter, setMaxListeners } from 'node:events';
-import { open, rename, rm, stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { FOLDER_DEFAULTS, validateFolderSettings, type FolderRunSettings, type FolderTarget, type HotFolderSettings } from '../../shared/hot-folder.js';
 import { log, setState, settingsOf, type EngineEvents, type PipelineContext } from './pipeline/context.js';
 import { DEFAULT_POLL, followRun, type PollPolicy } from './pipeline/follower.js';
 import { sha256File } from './pipeline/hash.js';
 import { intake, recordBatch } from './pipeline/intake.js';
-import { cannotRead } from './pipeline/unreadable.js';
+import { cannotRead, isUnreadable, readProblem } from './pipeline/unreadable.js';
 import type { BatchPlan } from './pipeline/plan.js';
 import { TryLater, uploadBatch } from './pipeline/uploader.js';
 import type { ServiceClient } from './service/index.js';
@@ -90,6 +90,8 @@ export class Engine extends EventEmitter<EngineEvents> {
     this.on('progress', (p) => this.transfers.set(p.fileId, { sent: p.sent, total: p.total }));
     this.on('file', ({ file }) => {
       if (file.state !== 'uploading') this.transfers.delete(file.id);
+      // Found unreadable on its way (upload): its folder's watcher reports it again once it can be read.
+      if (isUnreadable(file)) for (const loop of this.folders.values()) if (loop.row.id === file.folderId) loop.watcher.retake(file.path);
     });
   }
 
@@ -341,7 +343,8 @@ export class Engine extends EventEmitter<EngineEvents> {
     if (!plan) throw new Error(`file ${fileId} has no folder or earlier batch to take its settings from`);
     await this.bringBack(f, folder);
     // Still unreadable: say so now rather than fail the upload in the background.
-    await open(f.path, 'r').then((fh) => fh.close(), (e: unknown) => Promise.reject(new Error(`${f.path}: ${cannotRead(e) ?? 'it is gone'}`)));
+    const problem = await readProblem(f.path);
+    if (problem) throw new Error(`${f.path}: ${problem}`);
     setState(this.ctx, f.id, 'queued');
     this.enqueue(recordBatch(this.ctx, f.folderId, plan, [f.id]));
     return this.store.files.get(f.id) as FileRow;

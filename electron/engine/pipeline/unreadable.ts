@@ -2,6 +2,7 @@
  * A file the watcher found but DocSync cannot read (no read permission, a disk error): it shows in
  * the queue as failed with the reason, and is taken in again once it can be read (intake.ts).
  */
+import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { FileRow } from '../store/index.js';
 import type { StableFile } from '../watch/watcher.js';
@@ -22,6 +23,17 @@ export function cannotRead(err: unknown): string | null {
   const code = (err as NodeJS.ErrnoException | undefined)?.code ?? '';
   if (code === 'ENOENT' || code === 'ENOTDIR') return null;
   return PREFIX + (REASONS[code] ?? (code ? `the system said ${code}` : String(err)));
+}
+
+/** Why the file cannot be read right now, in a person's words; null when it can (or is gone). */
+export async function readProblem(path: string): Promise<string | null> {
+  return open(path, 'r').then(
+    async (fh) => {
+      await fh.close();
+      return null;
+    },
+    (e: unknown) => cannotRead(e),
+  );
 }
 
 /** A row that failed only because its file could not be read. */

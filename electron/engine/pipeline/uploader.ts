@@ -4,6 +4,7 @@ import type { BatchRow, FileRow } from '../store/index.js';
 import { log, setState, type PipelineContext } from './context.js';
 import { batchTag, parsePlan, runSettings, type BatchPlan } from './plan.js';
 import { abandonBatch, removeStaleUpload, StaleUpload } from './stale-upload.js';
+import { readProblem } from './unreadable.js';
 
 /**
  * Is the file still the version the store recorded? The store keeps mtimes in whole milliseconds,
@@ -111,6 +112,14 @@ async function uploadFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal:
     await sendFile(ctx, b, f, signal);
   } catch (e) {
     if (isServiceError(e, 'file-changed')) {
+      // Its read permission was taken away since it was taken in: failed with the reason, out of the
+      // batch, and taken in again once it can be read (unreadable.ts).
+      const why = await readProblem(f.path);
+      if (why !== null) {
+        ctx.store.files.assign(f.id, { safeName: null, batchId: null, servicePath: null });
+        setState(ctx, f.id, 'failed', why);
+        return;
+      }
       requeueChanged(ctx, f, `the file changed during upload (${e.message})`);
       return;
     }

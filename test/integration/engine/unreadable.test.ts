@@ -98,6 +98,20 @@ describe.skipIf(skip !== null)(`what DocSync may not read${skip ? ` (skipped: ${
     );
   }, 60_000);
 
+  it('a file whose read permission goes before its upload fails with the reason, out of its batch, and is taken once readable', async () => {
+    const { inbox, home } = await start();
+    const late = join(inbox, 'late.pdf');
+    await writeFile(late, await invoice(6));
+    // A long quiet period: the file waits queued in the open batch while its permission is taken away.
+    await run(home, inbox, { rescanIntervalMs: 600_000, batching: { quietMs: 1500 } });
+    await waitUntil(() => latest(late)?.state === 'queued', 'late.pdf is queued');
+    await chmod(late, 0o000);
+    await waitUntil(() => latest(late)?.state === 'failed', 'late.pdf fails at upload', 30_000);
+    expect(latest(late)).toMatchObject({ error: 'DocSync cannot read this file: permission denied', batchId: null });
+    await chmod(late, 0o644);
+    await waitUntil(() => latest(late)?.state === 'done', 'late.pdf is done once readable', 30_000);
+  }, 60_000);
+
   it('docsync upload of a file or subfolder it cannot read: one line with the reason, nothing stored or sent', async () => {
     const { inbox, home } = await start();
     const secret = join(inbox, 'secret.pdf');
