@@ -22,6 +22,8 @@ export type JobWork = (target: Record<string, unknown>) => Promise<string>;
 export class JobRunner {
   private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
+  /** Failures asked for through /sandbox/jobs/fail: per job kind, how many jobs and with what message. */
+  private readonly failures = new Map<string, { left: number; message: string }>();
 
   constructor(
     private readonly db: Db,
@@ -38,6 +40,12 @@ export class JobRunner {
       .run(id, kind, JSON.stringify(target), 'PENDING', 'queued', now, now);
     this.schedule(id);
     return id;
+  }
+
+  /** The next `count` jobs of `kind` to run FAIL with `message` and leave their work undone (sandbox-only, for tests). */
+  failNext(kind: string, count: number, message: string): void {
+    if (!this.work[kind]) throw new Error(`no job kind ${kind}; kinds: ${Object.keys(this.work).join(', ')}`);
+    this.failures.set(kind, { left: count, message });
   }
 
   get(id: string): JobRow | undefined {
@@ -72,7 +80,12 @@ export class JobRunner {
       const job = this.get(id);
       if (!job) return;
       this.setState(id, 'RUNNING', 'running');
-      const work = this.work[job.kind] as JobWork;
+      const fail = this.failures.get(job.kind);
+      let work = this.work[job.kind] as JobWork;
+      if (fail && fail.left > 0) {
+        fail.left--;
+        work = () => Promise.reject(new Error(fail.message));
+      }
       void work(JSON.parse(job.target) as Record<string, unknown>).then(
         (msg) => this.later(() => this.setState(id, 'COMPLETE', msg)),
         (err: unknown) => this.later(() => this.setState(id, 'FAILED', err instanceof Error ? err.message : String(err))),

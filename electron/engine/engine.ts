@@ -6,6 +6,7 @@ import { log, setState, settingsOf, type EngineEvents, type PipelineContext } fr
 import { DEFAULT_POLL, followRun, type PollPolicy } from './pipeline/follower.js';
 import { sha256File } from './pipeline/hash.js';
 import { intake, recordBatch } from './pipeline/intake.js';
+import { cannotRead, isUnreadable, readProblem } from './pipeline/unreadable.js';
 import type { BatchPlan } from './pipeline/plan.js';
 import { TryLater, uploadBatch } from './pipeline/uploader.js';
 import { normalizeUrl } from './config/connection.js';
@@ -16,6 +17,7 @@ import { BatchPlanner, type BatchFile } from './watch/batcher.js';
 import { scanFolder } from './watch/scan.js';
 import { createFilter } from './watch/ignore.js';
 import { FolderWatcher } from './watch/watcher.js';
+import { notRegular } from './watch/file-kind.js';
 
 export interface EngineOptions {
   store: Store;
@@ -33,6 +35,9 @@ export interface EngineOptions {
   /** Delay before a batch that failed for a transient reason is tried again; doubles up to maxMs. */
   retry?: { initialMs: number; maxMs: number };
 }
+
+/** How long an upload waits for the service to say whether its deployment or app exists. */
+const TARGET_CHECK_MS = 15_000;
 
 /** How often the store's folder table is compared with the running watchers. */
 const FOLDER_SYNC_MS = 3000;
@@ -94,6 +99,8 @@ export class Engine extends EventEmitter<EngineEvents> {
     this.on('progress', (p) => this.transfers.set(p.fileId, { sent: p.sent, total: p.total }));
     this.on('file', ({ file }) => {
       if (file.state !== 'uploading') this.transfers.delete(file.id);
+      // Found unreadable on its way (upload): its folder's watcher reports it again once it can be read.
+      if (isUnreadable(file)) for (const loop of this.folders.values()) if (loop.row.id === file.folderId) loop.watcher.retake(file.path);
     });
   }
 
@@ -248,12 +255,27 @@ export class Engine extends EventEmitter<EngineEvents> {
         // abort listener per waiting file.)
         const stopped = this.ctl.signal;
         const current = (): boolean => !stopped.aborted && this.folders.get(row.id) === loop;
-        const f = await this.intakeSlots.run(async () => (current() ? intake(this.ctx, row.id, settings, obs) : null));
+        // A file that cannot be read is shown as failed; the watcher forgets that it reported this
+        // version, so the next change event (a chmod) or rescan brings it back once it can be read.
+        const unreadable = (p: string): void => {
+          loop.planner.remove(p);
+          watcher.retake(p);
+        };
+        const f = await this.intakeSlots.run(async () => (current() ? intake(this.ctx, row.id, settings, obs, unreadable) : null));
         if (f && current()) this.plan(loop, f);
       }),
     );
     watcher.on('error', (e) => log(this.ctx, 'warn', `${settings.path}: ${e.message}`));
+    // Stored, so the folder list shows them (here and in another process), and announced.
+    const unreadable = (dirs: string[]): void => {
+      if (this.folders.get(row.id) !== loop || this.store.folders.unreadable(row.id).join('\n') === dirs.join('\n')) return;
+      this.store.folders.setUnreadable(row.id, dirs);
+      this.emit('folders');
+    };
+    watcher.on('unreadable', unreadable);
     await watcher.start();
+    // The first scan's finding replaces the last process's (it may have found none: no event then).
+    unreadable(watcher.unreadableFolders);
   }
 
   private plan(loop: FolderLoop, f: FileRow): void {
@@ -285,13 +307,32 @@ export class Engine extends EventEmitter<EngineEvents> {
     for (const p of paths) {
       const st = await stat(p).catch(() => null);
       if (!st) throw new Error(`${p} does not exist`);
-      if (st.isDirectory()) files.push(...(await scanFolder(p, { recursive: true, filter: createFilter() })).files);
+      // Checked before a byte is read: a FIFO blocks a read for good, /dev/zero never ends.
+      const kind = notRegular(st);
+      if (kind) throw new Error(`${p} is ${kind}: only regular files (or folders of them) can be uploaded`);
+      if (st.isDirectory()) {
+        const scan = await scanFolder(p, { recursive: true, filter: createFilter() });
+        // A subfolder left out silently would lose its files from the batch without a word.
+        if (scan.unreadable.length) throw new Error(`${join(p, ...(scan.unreadable[0] as string).split('/'))}: DocSync cannot read this folder: permission denied`);
+        files.push(...scan.files);
+      }
       else files.push({ path: p, size: st.size, mtimeMs: st.mtimeMs });
     }
     if (files.length === 0) throw new Error('nothing to upload: no files in what was given');
+    // A target the service does not know would leave a batch uploaded for nothing. When the service
+    // cannot be asked (offline), the upload is queued as before and fails later with the service's reason.
+    // Bounded: an unreachable service must not hold a drop for the whole retry policy.
+    const signal = AbortSignal.any([this.ctl.signal, AbortSignal.timeout(TARGET_CHECK_MS)]);
+    const known = await this.client.targetExists(target, { signal }).catch((e: unknown) => (this.ctl.signal.aborted ? Promise.reject(e) : undefined));
+    if (known === false) {
+      throw new Error(`no ${target.type} "${target.id}" on ${this.client.config.baseUrl}`);
+    }
+    // Every file read before any is recorded: one that cannot be read refuses the whole upload, leaving nothing half-queued.
+    const hashes: string[] = [];
+    for (const f of files) hashes.push(await sha256File(f.path).catch((e: unknown) => Promise.reject(new Error(`${f.path}: ${cannotRead(e) ?? 'it is gone'}`))));
     const rows: FileRow[] = [];
-    for (const f of files) {
-      const row = this.store.files.add({ path: f.path, size: f.size, mtimeMs: Math.floor(f.mtimeMs), sha256: await sha256File(f.path), originalName: basename(f.path) });
+    for (const [i, f] of files.entries()) {
+      const row = this.store.files.add({ path: f.path, size: f.size, mtimeMs: Math.floor(f.mtimeMs), sha256: hashes[i] as string, originalName: basename(f.path) });
       this.emit('file', { file: row, from: null });
       setState(this.ctx, row.id, 'stable');
       rows.push(setState(this.ctx, row.id, 'queued'));
@@ -311,6 +352,9 @@ export class Engine extends EventEmitter<EngineEvents> {
     const plan: BatchPlan | null = folder ? { target: settingsOf(folder).target, run: settingsOf(folder).run } : oldPlan ? (JSON.parse(oldPlan) as BatchPlan) : null;
     if (!plan) throw new Error(`file ${fileId} has no folder or earlier batch to take its settings from`);
     await this.bringBack(f, folder);
+    // Still unreadable: say so now rather than fail the upload in the background.
+    const problem = await readProblem(f.path);
+    if (problem) throw new Error(`${f.path}: ${problem}`);
     setState(this.ctx, f.id, 'queued');
     this.enqueue(recordBatch(this.ctx, f.folderId, plan, [f.id]));
     return this.store.files.get(f.id) as FileRow;
@@ -384,8 +428,9 @@ export class Engine extends EventEmitter<EngineEvents> {
       this.uploading.add(id);
       this.task(async () => {
         try {
-          await uploadBatch(this.ctx, id, this.ctl.signal);
+          const fresh = await uploadBatch(this.ctx, id, this.ctl.signal);
           this.retryDelay.delete(id);
+          if (fresh !== undefined) this.enqueue(fresh);
           const run = this.store.runs.runForBatch(id);
           if (run) this.follow(run.id, 0);
         } catch (e) {

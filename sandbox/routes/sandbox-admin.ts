@@ -64,6 +64,24 @@ export function sandboxRoutes(core: SandboxCore, runs: RunExecutor, faults: Faul
       },
     },
     {
+      // Stands in for a service that cannot finish a job: the next `count` jobs of `kind` FAIL, their work undone.
+      method: 'POST', pattern: '/sandbox/jobs/fail', logType: 'api_v2', auth: 'sandbox',
+      async handler({ req, res }) {
+        const body = await readJson(req, core.opts.maxJsonBytes);
+        const kind = optString(body, 'kind');
+        if (kind === undefined) throw badRequest('"kind" is required, e.g. "delete-batch-file"');
+        const count = body.count === undefined ? 1 : body.count;
+        if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw badRequest('"count" must be a whole number, 0 or more');
+        const message = optString(body, 'message') ?? 'the job failed (injected by the sandbox)';
+        try {
+          core.jobs.failNext(kind, count, message);
+        } catch (e) {
+          throw badRequest((e as Error).message);
+        }
+        sendJson(res, 200, { kind, count, message });
+      },
+    },
+    {
       method: 'POST', pattern: '/sandbox/drives', logType: 'datasource_v2', auth: 'sandbox',
       async handler({ req, res }) {
         const body = await readJson(req, core.opts.maxJsonBytes);

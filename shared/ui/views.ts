@@ -60,6 +60,8 @@ export interface FolderView {
   lastActivityMs: number | null;
   /** Why the folder cannot be watched right now (missing, unreadable), else null. */
   problem: string | null;
+  /** Subfolders (absolute paths) its last scan could not read: their files are not taken. */
+  unreadableFolders: string[];
 }
 
 export interface RunView {

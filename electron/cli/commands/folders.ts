@@ -101,10 +101,12 @@ function list(argv: string[]): void {
   if (args.positional.length) throw new UsageError(`unexpected argument "${args.positional[0]}"`);
   const store = openLocalStore();
   try {
-    const rows = store.folders.list();
+    const rows = store.folders.list().map((r) => ({ ...r, unreadableFolders: store.folders.unreadable(r.id) }));
     if (args.booleans.has('json')) return printJson(rows);
     if (rows.length === 0) return console.log('no hot folders; add one with: docsync folders add PATH --deployment ID');
     console.log(table(['ID', 'TARGET', 'FILES', 'PATH'], rows.map((r) => [r.id, target(r), store.files.list({ folderId: r.id }).length, r.enabled ? r.path : `${r.path} (disabled)`])));
+    // What the last scan could not read, below the table: one line per subfolder, its path in full.
+    for (const r of rows) for (const dir of r.unreadableFolders) console.log(`folder ${r.id}: cannot read ${dir} (permission denied); its files are not taken`);
   } finally {
     store.close();
   }

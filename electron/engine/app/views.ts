@@ -22,7 +22,7 @@ export function folderView(row: FolderRow, stats: ReturnType<Store['browse']['fo
   const st = stats.get(row.id);
   if (!v.ok) problem = `stored settings are invalid: ${v.errors.join('; ')}`;
   return {
-    id: row.id, path: row.path, enabled: row.enabled, problem,
+    id: row.id, path: row.path, enabled: row.enabled, problem, unreadableFolders: store.folders.unreadable(row.id),
     // Invalid stored settings still show (with the problem) so the folder can be fixed or removed.
     settings: v.ok ? v.settings : (row.settings as unknown as FolderView['settings']),
     counts: st?.counts ?? zeroCounts(), lastActivityMs: st?.lastActivityMs ?? null,

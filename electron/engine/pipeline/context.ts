@@ -10,7 +10,7 @@ export interface EngineEvents {
   progress: [{ fileId: number; sent: number; total: number }];
   run: [{ run: RunRow }];
   log: [{ level: 'info' | 'warn' | 'error'; msg: string }];
-  /** Hot folders changed without a call of this engine (another process edited the store). */
+  /** Hot folders changed without a call of this engine (another process edited the store, a scan found subfolders it cannot read). */
   folders: [];
 }
 

@@ -5,6 +5,7 @@ import type { StableFile } from '../watch/watcher.js';
 import { BatchNames } from '../watch/safe-names.js';
 import { setState, type PipelineContext } from './context.js';
 import { sha256File } from './hash.js';
+import { cannotRead, isUnreadable, markUnreadable } from './unreadable.js';
 import type { BatchPlan } from './plan.js';
 import { randomUUID } from 'node:crypto';
 
@@ -13,15 +14,21 @@ import { randomUUID } from 'node:crypto';
  * version was handled already (a restart's first scan sees every kept file again) or its content
  * was processed before. Returns the row to batch, or null.
  */
-export async function intake(ctx: PipelineContext, folderId: number, settings: HotFolderSettings, obs: StableFile): Promise<FileRow | null> {
+export async function intake(
+  ctx: PipelineContext, folderId: number, settings: HotFolderSettings, obs: StableFile, onUnreadable?: (path: string) => void,
+): Promise<FileRow | null> {
   const mtimeMs = Math.floor(obs.mtimeMs);
   const known = ctx.store.files.byPath(obs.path);
-  if (known && known.size === obs.size && known.mtimeMs === mtimeMs && known.state !== 'discovered') return null;
+  if (known && known.size === obs.size && known.mtimeMs === mtimeMs && known.state !== 'discovered' && !isUnreadable(known)) return null;
   let sha: string;
   try {
     sha = await sha256File(obs.path);
-  } catch {
-    return null; // gone again: the next scan will say
+  } catch (err) {
+    const why = cannotRead(err);
+    if (why === null) return null; // gone again: the next scan will say
+    markUnreadable(ctx, folderId, obs, why);
+    onUnreadable?.(obs.path);
+    return null;
   }
   // One transaction for the row and its steps to queued: a drop of thousands of files commits once
   // per file, not three times (measured: the commits were most of the time taken per file).
@@ -30,12 +37,13 @@ export async function intake(ctx: PipelineContext, folderId: number, settings: H
     if (!ctx.store.folders.get(folderId)) return null;
     // Read again: another intake of the same path may have finished while this one was hashing.
     const existing = ctx.store.files.byPath(obs.path);
-    if (existing && existing.size === obs.size && existing.mtimeMs === mtimeMs && existing.state !== 'discovered') return null;
+    if (existing && existing.size === obs.size && existing.mtimeMs === mtimeMs && existing.state !== 'discovered' && !isUnreadable(existing)) return null;
     let row: FileRow;
     // A row not yet in a closed batch (waiting to settle again, or waiting in the open batch) is the same
-    // file: it takes the new version. A second row would leave the first one queued forever.
+    // file: it takes the new version. A second row would leave the first one queued forever. So is a
+    // row that failed only because it could not be read: it is taken now that it can.
     const notBatched = existing && existing.batchId === null && (existing.state === 'stable' || existing.state === 'queued');
-    if (existing && (existing.state === 'discovered' || notBatched)) {
+    if (existing && (existing.state === 'discovered' || notBatched || isUnreadable(existing))) {
       ctx.store.files.observe(existing.id, { size: obs.size, mtimeMs, sha256: sha });
       row = ctx.store.files.get(existing.id) as FileRow;
     } else {

@@ -3,6 +3,8 @@ import { isServiceError, type ServiceClient } from '../service/index.js';
 import type { BatchRow, FileRow } from '../store/index.js';
 import { log, setState, type PipelineContext } from './context.js';
 import { batchTag, parsePlan, runSettings, type BatchPlan } from './plan.js';
+import { abandonBatch, removeStaleUpload, StaleUpload } from './stale-upload.js';
+import { readProblem } from './unreadable.js';
 
 /**
  * Is the file still the version the store recorded? The store keeps mtimes in whole milliseconds,
@@ -128,6 +130,8 @@ async function uploadFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal:
     return;
   }
   if (before === 'changed') {
+    // Already 'uploading': an earlier attempt (before a crash or a retry) may have sent the old version.
+    if (f.state === 'uploading') await removeStaleUpload(ctx, b, f, 'the file changed before upload', signal);
     requeueChanged(ctx, f, 'the file changed before upload');
     return;
   }
@@ -136,6 +140,14 @@ async function uploadFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal:
     await sendFile(ctx, b, f, signal);
   } catch (e) {
     if (isServiceError(e, 'file-changed')) {
+      // Its read permission was taken away since it was taken in: failed with the reason, out of the
+      // batch, and taken in again once it can be read (unreadable.ts).
+      const why = await readProblem(f.path);
+      if (why !== null) {
+        ctx.store.files.assign(f.id, { safeName: null, batchId: null, servicePath: null });
+        setState(ctx, f.id, 'failed', why);
+        return;
+      }
       requeueChanged(ctx, f, `the file changed during upload (${e.message})`);
       return;
     }
@@ -145,7 +157,7 @@ async function uploadFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal:
   }
   if ((await recheckStored(f)) === 'changed') {
     // What went up is a whole, older version; the new one will get its own upload.
-    await ctx.client.deleteBatchFile(Number(b.serviceBatchId), f.safeName as string).catch(() => undefined);
+    await removeStaleUpload(ctx, b, f, 'the file changed while it was uploaded', signal);
     requeueChanged(ctx, f, 'the file changed while it was uploaded');
     return;
   }
@@ -187,8 +199,10 @@ async function ensureRun(ctx: PipelineContext, b: BatchRow, plan: BatchPlan): Pr
 /**
  * Takes a closed batch as far as a started run: service batch, every file uploaded (or set
  * aside), then the run. Safe to call again after a crash: each step looks first at what exists.
+ * A batch that may hold a file's stale bytes is given up instead (stale-upload.ts): returns the
+ * fresh batch its other files went to, to be uploaded next.
  */
-export async function uploadBatch(ctx: PipelineContext, batchId: number, signal: AbortSignal): Promise<void> {
+export async function uploadBatch(ctx: PipelineContext, batchId: number, signal: AbortSignal): Promise<number | undefined> {
   let b = ctx.store.runs.batch(batchId);
   if (!b || b.deletedMs) return;
   const plan = parsePlan(b.plan);
@@ -212,17 +226,23 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
       }
     };
     await Promise.all(Array.from({ length: FILES_IN_FLIGHT }, worker));
+    if (failure instanceof StaleUpload) {
+      const stale = failure;
+      return await abandonBatch(ctx, b, plan, stale, (f) => requeueChanged(ctx, f, stale.why));
+    }
     if (failure !== undefined) throw failure;
-    if (signal.aborted) return;
+    if (signal.aborted) return undefined;
     const uploaded = ctx.store.files.list({ batchId: b.id }).filter((f) => f.state === 'uploaded');
     if (uploaded.length === 0) {
       ctx.store.runs.markBatchDeleted(b.id);
-      return;
+      return undefined;
     }
     await ensureRun(ctx, b, plan);
     for (const f of uploaded) setState(ctx, f.id, 'running');
+    return undefined;
   } catch (e) {
-    if (e instanceof TryLater || isTransient(e)) throw e instanceof TryLater ? e : new TryLater((e as Error).message);
+    // Stopping (aborted) is no refusal either: the batch is taken up again on the next start.
+    if (e instanceof TryLater || isTransient(e) || isServiceError(e, 'aborted')) throw e instanceof TryLater ? e : new TryLater((e as Error).message);
     // A refusal by the service (bad deployment, settings, permissions): the batch's files fail with the reason.
     const msg = e instanceof Error ? e.message : String(e);
     for (const f of ctx.store.files.list({ batchId })) {
@@ -230,6 +250,7 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
     }
     ctx.store.runs.markBatchDeleted(batchId);
     log(ctx, 'error', `batch ${b.name}: ${msg}`);
+    return undefined;
   }
 }
 

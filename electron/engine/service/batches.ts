@@ -6,7 +6,7 @@ import {
 import { isServiceError } from './errors.js';
 import { FileSlice, identify } from './file-slice.js';
 import { seg, type Transport } from './http.js';
-import { jobIdFromLocation, type CallOptions } from './jobs.js';
+import { jobIdOfReply, type CallOptions } from './jobs.js';
 
 export interface CreatedBatch {
   id: number;
@@ -101,11 +101,11 @@ export async function putBatchFile(t: Transport, batchId: number, name: string, 
   return { size: id.size };
 }
 
-/** DELETE /v2/batches/{batch_id}/files/{filename}: 202, empty body; the job is named by Location when given. */
+/** DELETE /v2/batches/{batch_id}/files/{filename}: 202, empty body, the job named by Location (or a body's job_id). */
 export async function deleteBatchFile(t: Transport, batchId: number, name: string, o: CallOptions = {}): Promise<{ jobId: string | null }> {
   checkFileName(name);
   const reply = await t.call({ op: 'deleteBatchFile', method: 'DELETE', path: `/v2/batches/${seg(batchId)}/files/${seg(name)}`, idempotent: true, ok: [200, 202, 204], ...o });
-  return { jobId: jobIdFromLocation(reply.headers.location) };
+  return { jobId: jobIdOfReply(t, 'deleteBatchFile', reply) };
 }
 
 /** GET /v2/batches/{batch_id}/files: one page. */

@@ -1,12 +1,12 @@
 /** The service's filesystem (spec 4.8): read (Range, retry-config), write (If-None-Match), metadata, delete, list. */
 import { Readable } from 'node:stream';
 import {
-  parseFolderList, parseJobCreated, type FileNode, type PathMetadata,
+  parseFolderList, type FileNode, type PathMetadata,
 } from '../../../shared/service/index.js';
-import { ServiceError, isServiceError } from './errors.js';
+import { isServiceError } from './errors.js';
 import { FileSlice, identify } from './file-slice.js';
 import { servicePathSegments, type Transport } from './http.js';
-import { jobIdFromLocation, type CallOptions } from './jobs.js';
+import { jobIdOfReply, type CallOptions } from './jobs.js';
 
 /** Retry-config header: the service retries a missing path `retries` times, `backoffSeconds` apart. */
 export interface NotFoundRetry {
@@ -166,13 +166,5 @@ export async function writeFile(t: Transport, servicePath: string, source: strin
 /** DELETE /v2/files/{path}: 202 whether or not anything is there; the job, when the service names one. */
 export async function deletePath(t: Transport, servicePath: string, o: CallOptions = {}): Promise<{ jobId: string | null }> {
   const reply = await t.call({ op: 'deletePath', method: 'DELETE', path: filePath(servicePath), idempotent: true, ok: [200, 202, 204], ...o });
-  let jobId = jobIdFromLocation(reply.headers.location);
-  if (!jobId && reply.text.trim()) {
-    try {
-      jobId = t.parseBody('deletePath', reply, parseJobCreated).job_id;
-    } catch (e) {
-      if (!(e instanceof ServiceError)) throw e;
-    }
-  }
-  return { jobId };
+  return { jobId: jobIdOfReply(t, 'deletePath', reply) };
 }

@@ -10,6 +10,7 @@ import type {
   PartRef, PathMetadata, ResultsQuery, SecretRecord, StartMultipartRequest, StartMultipartResponse, UpdateSecretRequest,
   UploadPartResponse,
 } from '../../../shared/service/index.js';
+import type { FolderTarget } from '../../../shared/hot-folder.js';
 import { auditLogs } from './audit.js';
 import {
   createBatch, deleteBatch, deleteBatchFile, getBatch, iterateBatchFiles, listBatchFiles, listBatches, putBatchFile,
@@ -30,6 +31,7 @@ import {
 import { getResults, iterateResults, type ResultsFlags, type ResultsPage } from './results.js';
 import { deleteRun, getRun, listRuns, startAppRun, startDeploymentRun, type Run, type StartedRun } from './runs.js';
 import { createSecret, deleteSecret, listSecrets, updateSecret } from './secrets.js';
+import { targetExists } from './targets.js';
 import { waitForJob, waitForRun, type RunWaitResult, type WaitJobOptions, type WaitRunOptions } from './waiters.js';
 
 export * from './config.js';
@@ -116,6 +118,10 @@ export class ServiceClient {
   }
 
   // Runs (4.3b, 4.4, 4.5, 4.6)
+  /** true / false when the service says whether the deployment or app exists; undefined when it cannot tell (targets.ts). */
+  targetExists(target: FolderTarget, o?: CallOptions): Promise<boolean | undefined> {
+    return targetExists(this.#t, target, o);
+  }
   startDeploymentRun(deploymentId: string, req: DeploymentRunRequest, o?: CallOptions): Promise<StartedRun> {
     return startDeploymentRun(this.#t, deploymentId, req, o);
   }

@@ -1,6 +1,7 @@
 /** Job status (spec 4.3, and the batch path kept for compatibility, spec 9.2). */
-import { parseJobStatus, type JobStatus } from '../../../shared/service/index.js';
-import { seg, type Transport } from './http.js';
+import { parseJobCreated, parseJobStatus, type JobStatus } from '../../../shared/service/index.js';
+import { ServiceError } from './errors.js';
+import { seg, type Reply, type Transport } from './http.js';
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -25,6 +26,21 @@ export function jobIdFromLocation(location: string | string[] | undefined): stri
   try {
     return decodeURIComponent(m[1]);
   } catch {
+    return null;
+  }
+}
+
+/**
+ * The job a 202 answer names: by its Location header (the service sends no body), else by a
+ * `job_id` in the body when one is there; null when neither names one.
+ */
+export function jobIdOfReply(t: Transport, op: string, reply: Reply): string | null {
+  const fromLocation = jobIdFromLocation(reply.headers.location);
+  if (fromLocation || !reply.text.trim()) return fromLocation;
+  try {
+    return t.parseBody(op, reply, parseJobCreated).job_id;
+  } catch (e) {
+    if (!(e instanceof ServiceError)) throw e;
     return null;
   }
 }

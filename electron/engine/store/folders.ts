@@ -38,6 +38,14 @@ export function foldersQueries(db: Db, now: () => number = Date.now) {
   const upd = db.prepare<[string | null, string | null, string, number, number, number], Raw>(
     'UPDATE folders SET deployment_id = ?, app_id = ?, settings_json = ?, enabled = ?, updated_ms = ? WHERE id = ? RETURNING *');
   const del = db.prepare<[number]>('DELETE FROM folders WHERE id = ?');
+  const unreadableOf = db.prepare<[number], { path: string }>('SELECT path FROM folder_unreadable WHERE folder_id = ? ORDER BY path');
+  const clearUnreadable = db.prepare<[number]>('DELETE FROM folder_unreadable WHERE folder_id = ?');
+  const addUnreadable = db.prepare<[number, string, number]>('INSERT OR IGNORE INTO folder_unreadable (folder_id, path, seen_ms) VALUES (?, ?, ?)');
+  const setUnreadable = db.transaction((id: number, paths: readonly string[]) => {
+    clearUnreadable.run(id);
+    const t = now();
+    for (const p of paths) addUnreadable.run(id, p, t);
+  });
 
   return {
     /** Adds a hot folder; throws (SQLITE_CONSTRAINT_UNIQUE) when the path is already a hot folder. */
@@ -67,6 +75,14 @@ export function foldersQueries(db: Db, now: () => number = Date.now) {
         JSON.stringify(change.settings ?? c.settings),
         (change.enabled ?? c.enabled) ? 1 : 0,
         now(), id)!);
+    },
+    /** Subfolders (absolute paths) the folder's last scan could not read. */
+    unreadable(id: number): string[] {
+      return unreadableOf.all(id).map((r) => r.path);
+    },
+    /** Replaces the folder's unreadable subfolders (an empty list clears them); leaves the folder row as it is. */
+    setUnreadable(id: number, paths: readonly string[]): void {
+      if (byId.get(id)) setUnreadable.immediate(id, paths);
     },
     /** Removes a hot folder; the files seen in it stay (their folder_id becomes null). */
     remove(id: number): boolean {

@@ -55,6 +55,8 @@ interface WatcherEvents {
   stable: [StableFile];
   removed: [string];
   scan: [ScanInfo];
+  /** The subfolders that could not be read (absolute, sorted) changed; [] once all can be. */
+  unreadable: [string[]];
   error: [Error];
 }
 
@@ -70,6 +72,8 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
   private state: 'new' | 'running' | 'stopped' = 'new';
   private needFull = false;
   private hints = new Set<string>();
+  /** Subfolders the scans could not read (absolute). */
+  private unreadableDirs = new Set<string>();
   private dueCheck = false;
   private working: Promise<void> | undefined;
   private hintTimer: NodeJS.Timeout | undefined;
@@ -126,6 +130,14 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
   requestFullScan(): Promise<void> {
     this.needFull = true;
     return this.kick();
+  }
+
+  /**
+   * Forget the version reported for `path` (its reader could not read it): the next look at it, a
+   * change event or the periodic rescan, starts it settling again and reports it once more.
+   */
+  retake(path: string): void {
+    this.tracker.forget(path);
   }
 
   /** Number of files tracked (settling or already reported). */
@@ -197,9 +209,10 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
   private async fullScan(): Promise<void> {
     const t0 = this.now();
     let files;
+    let unreadable: string[];
     this.folderHints?.scanStarted();
     try {
-      ({ files } = await scanFolder(this.root, { recursive: this.opts.recursive, filter: this.filter, onFolder: (d) => this.folderHints?.folder(d) }));
+      ({ files, unreadable } = await scanFolder(this.root, { recursive: this.opts.recursive, filter: this.filter, onFolder: (d) => this.folderHints?.folder(d) }));
     } catch (err) {
       // The folder is unreachable (a share went away): keep what is tracked, say why, try again later,
       // with fresh watches (those of a folder that went away hear nothing once it is back).
@@ -211,6 +224,7 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
     this.folderHints?.scanEnded();
     const now = this.now();
     for (const p of this.tracker.observeScan(files, now)) this.emit('removed', p);
+    this.setUnreadable(this.root, unreadable);
     this.emit('scan', { kind: 'full', files: files.length, durationMs: now - t0 });
   }
 
@@ -248,6 +262,8 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
         this.tracker.observe(obs, now);
       } else {
         if (this.tracker.forget(p)) this.emit('removed', p);
+        // An unreadable folder that went away is no longer a problem (it had no watch to tell).
+        if (obs === undefined) this.setUnreadable(p, []);
         // A folder that went away (or was renamed): its watches and its files go with it.
         if (obs === undefined && this.folderHints?.watches(p)) {
           this.folderHints.forgetTree(p);
@@ -261,8 +277,9 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
       // A poller keeps its listing: a folder made again under the same name has a new mtime.
       if (this.folderHints instanceof FolderHints) this.folderHints.forgetTree(path.join(this.root, rel));
       let files;
+      let unreadable: string[];
       try {
-        ({ files } = await scanFolder(this.root, { recursive: true, filter: this.filter, under: rel, onFolder: (d) => this.folderHints?.folder(d) }));
+        ({ files, unreadable } = await scanFolder(this.root, { recursive: true, filter: this.filter, under: rel, onFolder: (d) => this.folderHints?.folder(d) }));
       } catch (err) {
         this.fail(new Error(`cannot scan ${path.join(this.root, rel)}: ${(err as Error).message}`));
         continue;
@@ -270,8 +287,24 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
       if (this.state !== 'running') return;
       const at = this.now();
       for (const f of files) this.tracker.observe(f, at);
+      // A folder made readable again (chmod) is announced by an event on it: it is scanned here.
+      this.setUnreadable(path.join(this.root, rel), unreadable);
     }
     this.emit('scan', { kind: 'targeted', files: paths.length, durationMs: this.now() - t0 });
+  }
+
+  /** Subfolders (absolute, sorted) the scans could not read. */
+  get unreadableFolders(): string[] {
+    return [...this.unreadableDirs].sort();
+  }
+
+  /** A scan of `top` (the root or a folder below it) found `rels` unreadable: they replace what was known under `top`. */
+  private setUnreadable(top: string, rels: string[]): void {
+    const before = this.unreadableFolders.join('\n');
+    for (const d of [...this.unreadableDirs]) if (d === top || d.startsWith(top + path.sep)) this.unreadableDirs.delete(d);
+    for (const r of rels) this.unreadableDirs.add(path.join(this.root, ...r.split('/')));
+    const now = this.unreadableFolders;
+    if (now.join('\n') !== before) this.emit('unreadable', now);
   }
 
   /** Emit what is proven stable and arm the timer for the next file due. */

@@ -189,3 +189,15 @@ describe('calls that are not idempotent (http.ts)', () => {
     expect(retries).toHaveLength(2);
   });
 });
+
+describe('deletion jobs (issue 11)', () => {
+  it('a batch-file deletion names its job by Location; where a service answers with a body job_id instead, that is read', async () => {
+    srv.route('DELETE /v2/batches/1/files/a.pdf', (_q, res) => res.writeHead(202, { Location: '/v2/jobs/job_loc' }).end());
+    srv.route('DELETE /v2/batches/1/files/b.pdf', (_q, res) => json(res, 202, { job_id: 'job_body' }));
+    srv.route('DELETE /v2/batches/1/files/c.pdf', (_q, res) => res.writeHead(202).end());
+    const c = client();
+    expect(await c.deleteBatchFile(1, 'a.pdf')).toEqual({ jobId: 'job_loc' });
+    expect(await c.deleteBatchFile(1, 'b.pdf')).toEqual({ jobId: 'job_body' });
+    expect(await c.deleteBatchFile(1, 'c.pdf')).toEqual({ jobId: null });
+  });
+});

@@ -5,7 +5,7 @@
 // so it outlives every kill, and the checks go through its own HTTP API and the engine's store.
 //
 // Seed: CRASH_SEED=<n> npx vitest run test/integration/engine/crash.test.ts (the seed is in the test name).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,9 +16,9 @@ import { openStore, STORE_FILE, type Store } from '../../../electron/engine/stor
 import type { RunningSandbox } from '../../../sandbox/index.js';
 import { invoiceText } from '../../helpers/pdf-fixtures.js';
 import { sandbox } from '../../helpers/sandbox.js';
-import { buildCliIfNeeded, ROOT } from '../../helpers/build-cli.js';
+import { buildCliIfNeeded } from '../../helpers/build-cli.js';
+import { startEngineProcess } from '../../helpers/engine-process.js';
 
-const CHILD = join(ROOT, 'test/helpers/engine-child.mjs');
 const SEED = Number(process.env.CRASH_SEED ?? 20260301);
 const KILLS = 15;
 const SMALL = 296;
@@ -71,29 +71,14 @@ async function makeFiles(from: number, to: number): Promise<void> {
   }
 }
 
-function startChild(): Promise<ChildProcess> {
+async function startChild(): Promise<ChildProcess> {
   const folder = {
     path: inbox, deployment: 'sandbox-invoices', outputDir: outputs,
     stabilityMs: 150, rescanIntervalMs: 1000, batching: { quietMs: 300, maxFiles: 25, maxBytes: 1024 * 1024 * 1024 },
   };
-  const c = spawn(process.execPath, [CHILD, JSON.stringify({ home, url: sb.url, folder })], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child = c;
-  c.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-20_000)));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`engine child not ready after 20 s; stderr:\n${stderr}`)), 20_000);
-    c.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('ready\n')) {
-        clearTimeout(timer);
-        resolve(c);
-      }
-    });
-    c.once('exit', (code, sig) => {
-      clearTimeout(timer);
-      reject(new Error(`engine child exited (${code ?? sig}) before ready; stderr:\n${stderr}`));
-    });
-  });
+  const p = await startEngineProcess({ home, url: sb.url, folder }, { onStderr: (t) => (stderr = (stderr + t).slice(-20_000)) });
+  child = p.child;
+  return p.child;
 }
 
 async function kill(c: ChildProcess): Promise<void> {

@@ -8,7 +8,8 @@ import { search } from './002-search.js';
 import { batchPlan } from './003-batch-plan.js';
 import { searchSplit } from './004-search-split.js';
 import { serviceKeys } from './005-service-keys.js';
+import { folderProblems } from './007-folder-problems.js';
 
 export type Migration = (db: Db) => void;
 
-export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceKeys];
+export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceKeys, folderProblems];

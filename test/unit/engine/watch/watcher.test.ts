@@ -268,4 +268,20 @@ describe('FolderWatcher', () => {
     await missing.started;
     expect(missing.errors.map((e) => e.message).join()).toMatch(/cannot scan .*nope/);
   });
+
+  it('a version given back with retake (its reader could not read it) is reported again at the next look, unchanged', async () => {
+    const file = path.join(dir, 'a.pdf');
+    await writeFile(file, 'aaa');
+    const { w, stable, started } = start();
+    await started;
+    await until(() => stable.length === 1);
+    // Without retake a rescan of the same version reports nothing.
+    await w.requestFullScan();
+    await sleep(STABILITY * 2);
+    expect(stable).toHaveLength(1);
+    w.retake(file);
+    await w.requestFullScan();
+    await until(() => stable.length === 2);
+    expect(stable.map((f) => [f.rel, f.size])).toEqual([['a.pdf', 3], ['a.pdf', 3]]);
+  });
 });
