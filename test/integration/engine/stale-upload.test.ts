@@ -110,7 +110,7 @@ describe('a file that changes after its upload, before the recheck', () => {
       const row = store.files.add({ path: p, size: st.size, mtimeMs: st.mtimeMs, originalName: p.slice(inbox.length + 1), state: 'queued' });
       ids.push(row.id);
     }
-    const ctx = { store, client: env.engine.client, home: env.home, emit: () => undefined };
+    const ctx = { store, client: env.engine.client, home: env.home, serviceId: env.engine.serviceId, emit: () => undefined };
     const batchId = recordBatch(ctx, null, { target: { type: 'deployment', id: 'sandbox-invoices' }, run: { tags: [], customKeys: {}, postProcessPdf: false, pdfPasswords: {} } }, ids);
     // Created on the service, not yet recorded here: the restart finds it by its unique name.
     const service = await env.engine.client.createBatch({ name: store.runs.batch(batchId)!.name as string });
