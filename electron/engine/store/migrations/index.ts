@@ -7,7 +7,9 @@ import { initial } from './001-initial.js';
 import { search } from './002-search.js';
 import { batchPlan } from './003-batch-plan.js';
 import { searchSplit } from './004-search-split.js';
+import { serviceShapes } from './006-service-shapes.js';
 
 export type Migration = (db: Db) => void;
 
-export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit];
+// 005 is another change's (it goes between searchSplit and serviceShapes when both are in).
+export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceShapes];
