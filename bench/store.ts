@@ -38,8 +38,8 @@ function page(pageNo: number): Record<string, unknown> {
       original_file_name: `scan-${i}.pdf`,
       input_file_path: `svc-drive/workspaces/team/batches/1/scan-${i}.pdf`,
       documents: [{
-        class_name: i % 3 ? 'Invoice' : 'Receipt', page_numbers: [0],
-        fields: NAMES.map((n) => ({ field_name: n, value: fieldValue(i, n), type: 'TEXT', error_msg: null, confidence: { model: 0.9, ocr: 1 }, validations: { valid: true, alerts: [] } })),
+        class_name: i % 3 ? 'Invoice' : 'Receipt', page_numbers: [1],
+        fields: NAMES.map((n) => ({ field_name: n, value: fieldValue(i, n), type: 'TEXT', confidence: { model: 0.9, ocr: 1 }, validations: { valid: true, alerts: [] } })),
       }],
     });
   }

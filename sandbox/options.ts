@@ -21,8 +21,11 @@ export interface SandboxOptions {
   resultsPageSize: number;
   /** Name of the context header. */
   contextHeader: string;
-  /** The namespace segment of /v2/{ns}/secrets. */
-  secretsNamespace: string;
+  /**
+   * The deployment's namespace segment (the spec's `svc`): the secrets path /v2/{ns}/secrets, and
+   * where run settings carry PDF passwords, runtime_config.{ns}.pdf.passwords (no other segment is read).
+   */
+  namespace: string;
   /** Largest JSON request body. */
   maxJsonBytes: number;
 }
@@ -35,6 +38,6 @@ export const DEFAULT_OPTIONS: SandboxOptions = {
   jobDelayMs: 250,
   resultsPageSize: 20,
   contextHeader: 'Svc-Context',
-  secretsNamespace: 'svc',
+  namespace: 'svc',
   maxJsonBytes: 1024 * 1024,
 };

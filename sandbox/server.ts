@@ -39,6 +39,10 @@ function bearer(req: IncomingMessage): string | null {
 
 export async function startSandbox(given: Partial<SandboxOptions> = {}): Promise<RunningSandbox> {
   const opts: SandboxOptions = { ...DEFAULT_OPTIONS, ...given };
+  // One path segment (it is also a key of runtime_config, so never the name of another setting there).
+  if (!/^[A-Za-z0-9._~-]+$/.test(opts.namespace) || ['.', '..', 'generate_post_process_pdf'].includes(opts.namespace)) {
+    throw new Error(`sandbox: namespace "${opts.namespace}" must be a single path segment`);
+  }
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'docsync-sandbox-'));
   mkdirSync(dataDir, { recursive: true });
   const core = new SandboxCore(opts, dataDir);

@@ -13,7 +13,7 @@ export interface FolderRunSettings {
   tags: string[];
   /** Custom keys passed as `settings.keys.custom` (any JSON value). */
   customKeys: Record<string, unknown>;
-  /** PDF passwords by document title (`runtime_config.svc.pdf.passwords`). */
+  /** PDF passwords by document title (`runtime_config.<namespace>.pdf.passwords`; the client's namespace segment, default svc). */
   pdfPasswords: Record<string, string>;
   /** `runtime_config.generate_post_process_pdf`. */
   postProcessPdf: boolean;

@@ -16,6 +16,12 @@ export function sendEmpty(res: ServerResponse, status: number, headers: Record<s
   res.end();
 }
 
+/** The sandbox's own base address as the caller reached it (plain HTTP on 127.0.0.1), for absolute Location headers. */
+export function baseOf(req: IncomingMessage): string {
+  const host = req.headers.host;
+  return `http://${host && /^[A-Za-z0-9.:[\]-]+$/.test(host) ? host : '127.0.0.1'}`;
+}
+
 /** Reads a JSON object body, bounded so a bad client cannot make the sandbox hold a huge body. */
 export async function readJson(req: IncomingMessage, maxBytes: number, opts: { optional?: boolean } = {}): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];

@@ -1,4 +1,9 @@
-/** Case (packet) fields gathered across every document of every file of a run. */
+/**
+ * Case (packet) fields gathered across every document of every file of a run. chosen_field is an
+ * object like the items of input_fields (service-shapes.md, "Corrections"): the input the value
+ * was taken from, or the first input of a value gathered from several; null when nothing was used.
+ * error_msg is absent: these fields report problems as validation failures.
+ */
 import type { CaseField, CaseInfo, ResultDocument, ResultFile } from '../../shared/service/results.js';
 import { VENDOR_NAME } from './field-sets.js';
 import { fromCents, isAmount, toCents } from './parse.js';
@@ -7,13 +12,13 @@ type Failure = { type: string; msg: string };
 
 const value = (doc: ResultDocument, name: string): string | undefined => doc.fields.find((f) => f.field_name === name)?.value;
 
-function caseField(name: string, val: string, inputs: [number, string][], chosen: string | null, failures: Failure[] = []): CaseField {
+function caseField(name: string, val: string, inputs: [number, string][], choose: boolean, failures: Failure[] = []): CaseField {
+  const input_fields = inputs.map(([record_index, refined_phrase_name]) => ({ record_index, refined_phrase_name }));
   return {
     name,
     value: val,
-    input_fields: inputs.map(([record_index, refined_phrase_name]) => ({ record_index, refined_phrase_name })),
-    chosen_field: chosen,
-    error_msg: null,
+    input_fields,
+    chosen_field: choose && input_fields[0] ? { ...input_fields[0] } : null,
     edit_history: [],
     validations: { valid: failures.length === 0, failures },
   };
@@ -32,11 +37,11 @@ export function buildCaseInfo(files: ResultFile[]): CaseInfo {
         'document_count',
         String(docs.length),
         docs.map(({ i }) => [i, 'class_name']),
-        null,
+        false,
         unreadable.map(({ i, doc }) => ({ type: 'document_error', msg: `record ${i}: ${doc.fields[0]?.error_msg ?? 'document could not be read'}` })),
       ),
-      caseField('invoice_count', String(invoices.length), invoices.map(({ i }) => [i, 'class_name']), null),
-      caseField('receipt_count', String(receipts.length), receipts.map(({ i }) => [i, 'class_name']), null),
+      caseField('invoice_count', String(invoices.length), invoices.map(({ i }) => [i, 'class_name']), false),
+      caseField('receipt_count', String(receipts.length), receipts.map(({ i }) => [i, 'class_name']), false),
       sumField('total_invoiced', invoices),
       sumField('total_receipts', receipts),
       vendorsField(invoices),
@@ -61,7 +66,7 @@ function sumField(name: string, docs: { doc: ResultDocument; i: number }[]): Cas
     if (cur) currencies.add(cur);
   }
   if (currencies.size > 1) failures.push({ type: 'mixed_currency', msg: `totals are in several currencies: ${[...currencies].sort().join(', ')}` });
-  return caseField(name, fromCents(cents), used, 'total_amount', failures);
+  return caseField(name, fromCents(cents), used, true, failures);
 }
 
 function vendorsField(invoices: { doc: ResultDocument; i: number }[]): CaseField {
@@ -73,5 +78,5 @@ function vendorsField(invoices: { doc: ResultDocument; i: number }[]): CaseField
     used.push([i, VENDOR_NAME]);
     if (!names.includes(v)) names.push(v);
   }
-  return caseField('vendors', names.join('; '), used, VENDOR_NAME);
+  return caseField('vendors', names.join('; '), used, true);
 }

@@ -1,4 +1,9 @@
-/** Assembling result documents: classified and extracted ones, and the all-ERROR one for unreadable files. */
+/**
+ * Assembling result documents: classified and extracted ones, and the all-ERROR one for unreadable files.
+ * Shapes as the real service sends them (service-shapes.md, "Corrections"): a document's
+ * page_numbers count from 1 while page_layouts and source_coordinates count from 0; error_msg
+ * and post_processed_pdf_path are absent when there is nothing to say; alert locations are objects.
+ */
 import type { PageLayout, ResultDocument, ResultField } from '../../shared/service/results.js';
 import { groupPages, classifyPage } from './classify.js';
 import { extractFields } from './extract.js';
@@ -7,16 +12,21 @@ import type { ReadText } from './text-model.js';
 import { sourceBox } from './text-model.js';
 import { isValid, passes, validateFields } from './validate.js';
 
-/** Every optional block is filled; the caller strips what the include_* flags leave out. */
+/**
+ * Every optional block is filled (post_processed_pdf_path comes only with a generated PDF); the
+ * caller strips what the include_* flags leave out.
+ */
 function documentBlocks(layouts: PageLayout[]): Omit<ResultDocument, 'class_name' | 'page_numbers' | 'fields'> {
   return {
     page_layouts: layouts,
     post_processed_paths: [],
-    post_processed_pdf_path: null,
     review_completed: false,
     class_edit_history: [],
   };
 }
+
+/** 0-based page indexes of the file (as page_layouts number them) -> the document's page_numbers, from 1. */
+export const pageNumbersOf = (indexes: number[]): number[] => indexes.map((n) => n + 1);
 
 export function extractedDocuments(read: ReadText): ResultDocument[] {
   return groupPages(read.pages.map(classifyPage)).map((group) => {
@@ -30,7 +40,6 @@ export function extractedDocuments(read: ReadText): ResultDocument[] {
         field_name: f.spec.name,
         value: f.value,
         type: f.spec.type,
-        error_msg: null,
         confidence: { model: f.model, ocr: f.value === '' ? 0 : read.ocr },
         source_coordinates: box ? [box] : [],
         edit_history: [],
@@ -39,7 +48,7 @@ export function extractedDocuments(read: ReadText): ResultDocument[] {
     });
     return {
       class_name: group.className,
-      page_numbers: group.pages,
+      page_numbers: pageNumbersOf(group.pages),
       fields,
       ...documentBlocks(pages.map((p) => p.layout)),
       validations: { final_result_pass: passes([...alerts.values()]) },
@@ -60,12 +69,12 @@ export function errorDocument(error: string, layouts: PageLayout[]): ResultDocum
     edit_history: [],
     validations: {
       valid: false,
-      alerts: [{ alert_level: 'ERROR', msg: error, blocked: true, type: 'extraction', locations: [spec.name] }],
+      alerts: [{ alert_level: 'FAILURE', msg: error, blocked: true, type: 'extraction', locations: [{ field_name: spec.name }] }],
     },
   }));
   return {
     class_name: null,
-    page_numbers: layouts.map((l) => l.page_number),
+    page_numbers: pageNumbersOf(layouts.map((l) => l.page_number)),
     fields,
     ...documentBlocks(layouts),
     validations: { final_result_pass: false },

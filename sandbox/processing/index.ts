@@ -11,8 +11,10 @@ export { writeDocumentPdf } from './post-process-pdf.js';
 export { DEFAULT_MAX_BYTES } from './read-source.js';
 
 export interface ProcessOptions {
-  /** runtime_config.svc.pdf.passwords: document title (file name, with or without extension) -> password. */
+  /** runtime_config.<ns>.pdf.passwords: document title (file name, with or without extension) -> password. */
   passwords: Record<string, string>;
+  /** The namespace segment <ns> (default svc), named in messages about passwords. */
+  namespace?: string;
   /** Default 50 MiB. */
   maxBytes?: number;
 }

@@ -15,6 +15,8 @@ export interface PasswordChoice {
   password: string | undefined;
   /** Where the password came from, for messages; never the password itself. */
   title: string | undefined;
+  /** The namespace segment the passwords were read under (runtime_config.<ns>.pdf.passwords), for messages. Default svc. */
+  namespace?: string;
 }
 
 export async function readPdfText(bytes: Uint8Array, pw: PasswordChoice): Promise<ReadText | ReadFailure> {
@@ -67,9 +69,9 @@ function openErrorMessage(err: unknown, pw: PasswordChoice, codes: { NEED_PASSWO
   const e = err as { name?: unknown; code?: unknown };
   if (e?.name === 'PasswordException') {
     if (pw.password === undefined || e.code === codes.NEED_PASSWORD) {
-      return 'PDF is encrypted and no matching password was given in runtime_config.svc.pdf.passwords';
+      return `PDF is encrypted and no matching password was given in runtime_config.${pw.namespace ?? 'svc'}.pdf.passwords`;
     }
-    return `PDF is encrypted and the password given for "${pw.title ?? ''}" in runtime_config.svc.pdf.passwords is incorrect`;
+    return `PDF is encrypted and the password given for "${pw.title ?? ''}" in runtime_config.${pw.namespace ?? 'svc'}.pdf.passwords is incorrect`;
   }
   return `file is not a readable PDF: ${errorText(err)}`;
 }

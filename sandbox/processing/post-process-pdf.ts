@@ -21,13 +21,15 @@ export async function writeDocumentPdf(srcPath: string, originalName: string, do
   // pdf-lib cannot decrypt, and only gets a PDF that pdfjs could open (it logs noisily on damage).
   const opened = !isFailure(source.read) || source.read.layouts.length > 0;
   const copyable = source.bytes !== null && isPdf(source.bytes) && opened && !hasEncryptDictionary(source.bytes);
-  const copied = copyable && source.bytes ? await copyPages(source.bytes, doc.page_numbers, out) : false;
+  // page_numbers count from 1; pages of the file are read and copied by 0-based index.
+  const indexes = doc.page_numbers.map((n) => n - 1);
+  const copied = copyable && source.bytes ? await copyPages(source.bytes, indexes, out) : false;
   if (!copied) {
     if (isFailure(source.read)) {
       await messagePage(out, `This document could not be read: ${source.read.error}`);
     } else {
       const read = source.read;
-      const pages = doc.page_numbers.map((n) => read.pages[n]).filter((p) => p !== undefined);
+      const pages = indexes.map((n) => read.pages[n]).filter((p) => p !== undefined);
       const font = await out.embedFont(read.source === 'text' ? StandardFonts.Courier : StandardFonts.Helvetica);
       for (const page of pages) renderText(out, page, font);
       if (pages.length === 0) await messagePage(out, 'This document has no pages.');
@@ -41,7 +43,7 @@ function hasEncryptDictionary(bytes: Uint8Array): boolean {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes('/Encrypt', 0, 'latin1');
 }
 
-async function copyPages(bytes: Uint8Array, pageNumbers: number[], out: PDFDocument): Promise<boolean> {
+async function copyPages(bytes: Uint8Array, pageIndexes: number[], out: PDFDocument): Promise<boolean> {
   let src: PDFDocument;
   try {
     src = await PDFDocument.load(bytes, { updateMetadata: false, throwOnInvalidObject: true });
@@ -49,7 +51,7 @@ async function copyPages(bytes: Uint8Array, pageNumbers: number[], out: PDFDocum
     return false; // too damaged for pdf-lib: render the text instead
   }
   if (src.isEncrypted) return false;
-  const indices = pageNumbers.filter((n) => n >= 0 && n < src.getPageCount());
+  const indices = pageIndexes.filter((n) => n >= 0 && n < src.getPageCount());
   if (indices.length === 0) return false;
   for (const page of await out.copyPages(src, indices)) out.addPage(page);
   return true;

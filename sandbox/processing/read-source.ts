@@ -10,11 +10,13 @@ export const DEFAULT_MAX_BYTES = 50 * 1024 * 1024;
 
 export interface ReadOptions {
   passwords: Record<string, string>;
+  /** The namespace segment the passwords came from (runtime_config.<ns>.pdf.passwords), for messages. Default svc. */
+  namespace?: string;
   maxBytes?: number;
 }
 
 /**
- * runtime_config.svc.pdf.passwords maps document titles to passwords; a title is the original
+ * runtime_config.<ns>.pdf.passwords maps document titles to passwords; a title is the original
  * file name, with or without its extension.
  */
 export function passwordFor(originalName: string, passwords: Record<string, string>): PasswordChoice {
@@ -42,7 +44,8 @@ export async function readSource(filePath: string, originalName: string, opts: R
     return { bytes: null, read: { error: `file too large: ${size} bytes, over the limit of ${maxBytes} bytes`, layouts: [] } };
   }
   const bytes = new Uint8Array(await readFile(filePath));
-  const read = isPdf(bytes) ? await readPdfText(bytes, passwordFor(originalName, opts.passwords)) : readPlainText(bytes);
+  const pw = { ...passwordFor(originalName, opts.passwords), ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }) };
+  const read = isPdf(bytes) ? await readPdfText(bytes, pw) : readPlainText(bytes);
   return { bytes, read };
 }
 

@@ -8,28 +8,33 @@ export interface FieldValue {
   value: string;
 }
 
-// An ERROR blocks the document (the service would stop at a review checkpoint); a WARNING does not.
-const alert = (level: ValidationAlert['alert_level'], type: string, msg: string, field: string): ValidationAlert => ({
+/**
+ * Alert levels the sandbox sends. FAILURE is the real service's level for a failed validation; it
+ * blocks the document (the service would stop at a review checkpoint). A WARNING does not.
+ */
+export type AlertLevel = 'FAILURE' | 'WARNING';
+
+const alert = (level: AlertLevel, type: string, msg: string, field: string): ValidationAlert => ({
   alert_level: level,
   msg,
-  blocked: level === 'ERROR',
+  blocked: level === 'FAILURE',
   type,
-  locations: [field],
+  locations: [{ field_name: field }],
 });
 
 /** Alerts per field name (every field of `fields` has an entry, maybe empty). */
 export function validateFields(fields: FieldValue[]): Map<string, ValidationAlert[]> {
   const alerts = new Map<string, ValidationAlert[]>(fields.map((f) => [f.spec.name, []]));
   const add = (a: ValidationAlert): void => {
-    alerts.get(a.locations[0] ?? '')?.push(a);
+    alerts.get(a.locations[0]?.field_name ?? '')?.push(a);
   };
   for (const { spec, value } of fields) {
     if (value === '') {
-      if (spec.required) add(alert('ERROR', 'required', `${spec.name} is required but was not found`, spec.name));
+      if (spec.required) add(alert('FAILURE', 'required', `${spec.name} is required but was not found`, spec.name));
     } else if (spec.type === 'NUMBER' && !isAmount(value)) {
-      add(alert('ERROR', 'type', `${spec.name} is not a number: "${value}"`, spec.name));
+      add(alert('FAILURE', 'type', `${spec.name} is not a number: "${value}"`, spec.name));
     } else if (spec.type === 'DATE' && !isIsoDate(value)) {
-      add(alert('ERROR', 'type', `${spec.name} is not a date: "${value}"`, spec.name));
+      add(alert('FAILURE', 'type', `${spec.name} is not a date: "${value}"`, spec.name));
     }
   }
   const issued = fields.find((f) => f.spec.name === 'invoice_date')?.value ?? '';
@@ -41,8 +46,8 @@ export function validateFields(fields: FieldValue[]): Map<string, ValidationAler
   return alerts;
 }
 
-/** A field is valid when it has no ERROR or WARNING alert. */
-export const isValid = (alerts: ValidationAlert[]): boolean => alerts.every((a) => a.alert_level === 'INFO');
+/** A field is valid when it has no alert (the sandbox sends no informational ones). */
+export const isValid = (alerts: ValidationAlert[]): boolean => alerts.length === 0;
 
-/** A document passes when none of its fields has an ERROR alert. */
-export const passes = (alerts: ValidationAlert[][]): boolean => alerts.every((list) => list.every((a) => a.alert_level !== 'ERROR'));
+/** A document passes when none of its fields has a blocking alert. */
+export const passes = (alerts: ValidationAlert[][]): boolean => alerts.every((list) => list.every((a) => !a.blocked));

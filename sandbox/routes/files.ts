@@ -178,7 +178,8 @@ export function filesRoutes(core: SandboxCore): Route[] {
         const { p } = target(params.path as string, user, true);
         if (p.rest.length === 0) throw badRequest(`${p.text} is a drive; a drive's root cannot be deleted`);
         const jobId = core.jobs.create('delete-path', { path: p.text });
-        sendJson(res, 202, { job_id: jobId }, { Location: `/v2/jobs/${jobId}` });
+        // As the service: 202, the deletion job in Location, and no body.
+        sendEmpty(res, 202, { Location: `/v2/jobs/${jobId}` });
       },
     },
   ];

@@ -3,7 +3,7 @@ import { mkdir, rename, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SandboxCore } from '../core.js';
 import { badRequest, notFound } from '../http/errors.js';
-import { readJson, sendEmpty, sendJson, streamBodyToFile } from '../http/io.js';
+import { baseOf, readJson, sendEmpty, sendJson, streamBodyToFile } from '../http/io.js';
 import type { Route } from '../http/router.js';
 import { checkFileName, oneOf } from '../http/validate.js';
 import { checkBatchWritable, placeInBatch, tmpFile } from './batches.js';
@@ -111,7 +111,8 @@ export function multipartRoutes(core: SandboxCore): Route[] {
         // Parts are written in place at their offsets, so commit is a rename, not a copy.
         await writeFile(dataFile(id), '');
         await truncate(dataFile(id), fileSize);
-        sendJson(res, 201, { session_id: id, part_size: core.opts.partSize });
+        // The service names the new session in Location, as an absolute address.
+        sendJson(res, 201, { session_id: id, part_size: core.opts.partSize }, { Location: `${baseOf(req)}/v2/batches/multipart-upload/sessions/${id}` });
       },
     },
     {

@@ -1,4 +1,5 @@
 import { RUN_SORT_FIELDS, RUN_STATUSES, SORT_ORDERS, type RunStatus } from '../../shared/service/runs.js';
+import type { RunResultsPage } from '../../shared/service/results.js';
 import type { ProcessedFile } from '../processing/index.js';
 import { APPS, findDeployment, type AppDef } from '../catalog.js';
 import type { SandboxCore } from '../core.js';
@@ -10,7 +11,7 @@ import { oneOf, optBool, optInt, optNumber, optString, queryBool, queryInt, quer
 import { createRun, logDir, runRecord, type RunInput, type RunRow } from '../runs/create.js';
 import type { RunExecutor } from '../runs/executor.js';
 import { checkSettings } from '../runs/settings.js';
-import { shapeCaseInfo, shapeFile } from '../runs/shape.js';
+import { shapeCaseInfo, shapeFile, upgradeStoredCaseInfo, upgradeStoredFile } from '../runs/shape.js';
 import { personalWorkspace, type SandboxUser } from '../users.js';
 
 function batchOrDir(body: Record<string, unknown>): RunInput | null {
@@ -168,21 +169,24 @@ export function runRoutes(core: SandboxCore, runs: RunExecutor): Route[] {
         const size = core.opts.resultsPageSize;
         const total = (core.db.prepare('SELECT COUNT(*) AS n FROM run_files WHERE run_id = ?').get(r.id) as { n: number }).n;
         const page = (core.db.prepare('SELECT result FROM run_files WHERE run_id = ? AND idx >= ? ORDER BY idx LIMIT ?').all(r.id, offset, size) as { result: string }[])
-          .map((x) => JSON.parse(x.result) as ProcessedFile);
-        const caseInfo = r.case_info ? shapeCaseInfo(JSON.parse(r.case_info), flags) : { fields: [] };
-        sendJson(res, 200, {
+          .map((x) => upgradeStoredFile(JSON.parse(x.result) as ProcessedFile));
+        const caseInfo = r.case_info ? shapeCaseInfo(upgradeStoredCaseInfo(JSON.parse(r.case_info)), flags) : { fields: [] };
+        const body: RunResultsPage = {
           id: r.id,
           status: r.status,
           message: r.msg,
           start_timestamp: r.start_ns,
           finish_timestamp: r.finish_ns,
-          batch_id: r.batch_id,
+          // A string in the results body (an integer in run records), as the service sends it.
+          batch_id: r.batch_id === null ? null : String(r.batch_id),
           files: page.map((f) => shapeFile(f, flags)),
-          keys: { custom: JSON.parse(r.custom_keys) as Record<string, unknown> },
+          // The published examples give keys as a list of one object; readers take both forms.
+          keys: [{ custom: JSON.parse(r.custom_keys) as Record<string, unknown> }],
           case_info: caseInfo,
           review_completed: r.review_completed === 1,
           has_more: offset + page.length < total,
-        });
+        };
+        sendJson(res, 200, body);
       },
     },
   ];

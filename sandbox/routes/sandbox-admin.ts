@@ -1,4 +1,4 @@
-import type { ResultDocument } from '../../shared/service/results.js';
+import { editTimestamp, type ResultDocument } from '../../shared/service/results.js';
 import { DEPLOYMENTS } from '../catalog.js';
 import type { SandboxCore } from '../core.js';
 import { badRequest, notFound } from '../http/errors.js';
@@ -43,7 +43,8 @@ export function sandboxRoutes(core: SandboxCore, runs: RunExecutor, faults: Faul
         if (action === 'reject') {
           runs.finish(r.id, 'FAILED', `rejected in review by ${user.username}${body.reason ? `: ${String(body.reason)}` : ''}`);
         } else {
-          const stamp = Date.now();
+          // Edit times as the service writes them: `MM/DD/YYYY HH:MM:SS`, UTC.
+          const stamp = editTimestamp(Date.now());
           for (const [idx, f] of runs.files(r.id).entries()) {
             for (const d of f.documents) markReviewed(d, user.username, stamp);
             core.db.prepare('UPDATE run_files SET result = ? WHERE run_id = ? AND idx = ?').run(JSON.stringify(f), r.id, idx);
@@ -108,7 +109,7 @@ export function sandboxRoutes(core: SandboxCore, runs: RunExecutor, faults: Faul
   ];
 }
 
-function markReviewed(d: ResultDocument, user: string, timestamp: number): void {
+function markReviewed(d: ResultDocument, user: string, timestamp: string): void {
   d.review_completed = true;
   for (const f of d.fields) {
     if (f.validations && !f.validations.valid) {

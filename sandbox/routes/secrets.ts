@@ -68,7 +68,7 @@ function workspacesFor(core: SandboxCore, scope: WorkspaceScope, body: Record<st
 }
 
 export function secretRoutes(core: SandboxCore): Route[] {
-  const path = `/v2/${core.opts.secretsNamespace}/secrets`;
+  const path = `/v2/${core.opts.namespace}/secrets`;
   return [
     {
       method: 'POST', pattern: path, logType: 'org_secrets_v2', auth: 'v2',

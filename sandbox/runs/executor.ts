@@ -1,10 +1,11 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname } from 'node:path';
 import type { ResultDocument, ResultFile } from '../../shared/service/results.js';
-import type { RunSettings } from '../../shared/service/runs.js';
+import { pdfPasswordsOf, type RunSettings } from '../../shared/service/runs.js';
 import type { SandboxCore } from '../core.js';
 import { buildCaseInfo, processFile, writeDocumentPdf, type ProcessedFile } from '../processing/index.js';
 import { logDir, type RunRow } from './create.js';
+import { upgradeStoredFile } from './shape.js';
 
 /** Documents of this many pages or more get no post-processed PDF (spec 2.7, 8). */
 const POST_PROCESS_MAX_PAGES = 100;
@@ -75,7 +76,7 @@ export class RunExecutor {
 
   files(id: string): ProcessedFile[] {
     return (this.core.db.prepare('SELECT result FROM run_files WHERE run_id = ? ORDER BY idx').all(id) as { result: string }[]).map(
-      (r) => JSON.parse(r.result) as ProcessedFile,
+      (r) => upgradeStoredFile(JSON.parse(r.result) as ProcessedFile),
     );
   }
 
@@ -90,7 +91,9 @@ export class RunExecutor {
     if (!r || r.status !== 'RUNNING') return;
     const inputs = JSON.parse(r.input_paths) as string[];
     const settings = JSON.parse(r.settings) as RunSettings;
-    const passwords = settings.runtime_config?.svc?.pdf?.passwords ?? {};
+    // Only this deployment's namespace segment is read: passwords under another segment are ignored, as on the service.
+    const namespace = this.core.opts.namespace;
+    const read = { passwords: pdfPasswordsOf(settings.runtime_config, namespace), namespace };
     const done = (this.core.db.prepare('SELECT COUNT(*) AS n FROM run_files WHERE run_id = ?').get(id) as { n: number }).n;
     if (done === 0) await this.log(r, `run started: ${inputs.length} input file(s), app ${r.app_name} ${r.version}`);
     if (inputs.length === 0) {
@@ -100,10 +103,10 @@ export class RunExecutor {
     for (let i = done; i < inputs.length; i++) {
       if (signal.aborted) return;
       const servicePath = inputs[i] as string;
-      const result = await processFile(this.core.drives.diskPathOf(servicePath), basename(servicePath), servicePath, { passwords });
+      const result = await processFile(this.core.drives.diskPathOf(servicePath), basename(servicePath), servicePath, read);
       await sleep(this.core.opts.pageDelayMs * Math.max(1, result.page_count), signal);
       if (signal.aborted) return;
-      if (settings.runtime_config?.generate_post_process_pdf) await this.postProcess(r, servicePath, result, passwords, i);
+      if (settings.runtime_config?.generate_post_process_pdf) await this.postProcess(r, servicePath, result, read, i);
       if (signal.aborted) return;
       this.core.db.prepare('INSERT OR REPLACE INTO run_files (run_id, idx, result) VALUES (?, ?, ?)').run(id, i, JSON.stringify(result));
       await this.log(r, `processed ${servicePath}: ${result.documents.length} document(s)`);
@@ -123,7 +126,7 @@ export class RunExecutor {
     this.finish(id, 'COMPLETE', `processed ${files.length} file(s), ${docs.length} document(s)${failed ? `, ${failed} failed validation` : ''}`, 'RUNNING');
   }
 
-  private async postProcess(r: RunRow, servicePath: string, result: ProcessedFile, passwords: Record<string, string>, index: number): Promise<void> {
+  private async postProcess(r: RunRow, servicePath: string, result: ProcessedFile, read: { passwords: Record<string, string>; namespace: string }, index: number): Promise<void> {
     const name = basename(servicePath);
     const stem = basename(name, extname(name));
     for (const [k, doc] of result.documents.entries()) {
@@ -132,7 +135,7 @@ export class RunExecutor {
       const disk = this.core.drives.diskPathOf(out);
       await mkdir(dirname(disk), { recursive: true });
       try {
-        await writeDocumentPdf(this.core.drives.diskPathOf(servicePath), name, doc, disk, { passwords });
+        await writeDocumentPdf(this.core.drives.diskPathOf(servicePath), name, doc, disk, read);
         setPostProcessed(doc, out);
       } catch (err) {
         await this.log(r, `post-processed PDF for ${name} document ${k + 1} failed: ${(err as Error).message}`);

@@ -63,12 +63,16 @@ export function checkSettings(
       if (typeof rc.generate_post_process_pdf !== 'boolean') throw badRequest('settings.runtime_config.generate_post_process_pdf must be a boolean');
       out.runtime_config.generate_post_process_pdf = rc.generate_post_process_pdf;
     }
-    if (rc.svc !== undefined) {
-      const pw = isObject(rc.svc) && isObject(rc.svc.pdf) ? rc.svc.pdf.passwords : undefined;
+    // The PDF passwords live under the deployment's namespace segment only; a block under any other
+    // key (e.g. `svc` sent to a deployment whose segment is another) is ignored, as the service does.
+    const ns = core.opts.namespace;
+    const block = Object.hasOwn(rc, ns) ? rc[ns] : undefined;
+    if (block !== undefined) {
+      const pw = isObject(block) && isObject(block.pdf) ? block.pdf.passwords : undefined;
       if (!isObject(pw) || !Object.values(pw).every((v) => typeof v === 'string')) {
-        throw badRequest('settings.runtime_config.svc must be {pdf: {passwords: {title: password}}} with string passwords');
+        throw badRequest(`settings.runtime_config.${ns} must be {pdf: {passwords: {title: password}}} with string passwords`);
       }
-      out.runtime_config.svc = { pdf: { passwords: pw as Record<string, string> } };
+      out.runtime_config[ns] = { pdf: { passwords: pw as Record<string, string> } };
     }
   }
   return out;

@@ -1,4 +1,4 @@
-import type { CaseInfo, ResultDocument, ResultField, ResultFile, ResultsQuery } from '../../shared/service/results.js';
+import { editTimestamp, type CaseInfo, type EditHistoryEntry, type ResultDocument, type ResultField, type ResultFile, type ResultsQuery } from '../../shared/service/results.js';
 
 type Flags = Required<Omit<ResultsQuery, 'file_offset'>>;
 
@@ -38,4 +38,49 @@ export function shapeCaseInfo(c: CaseInfo, fl: Flags): CaseInfo {
       ...(fl.include_validation_results && validations ? { validations } : {}),
     })),
   };
+}
+
+/**
+ * Results stored by an older sandbox (a --data folder kept across versions) in the shapes it sent
+ * then, brought to the service's (service-shapes.md, "Corrections"): page_numbers counted from 0
+ * (recognised by a 0, which page_numbers from 1 never hold; every file's first document started at
+ * page 0) now count from 1; edit timestamps in ms become `MM/DD/YYYY HH:MM:SS` (UTC); null error_msg
+ * and post_processed_pdf_path are left out; ERROR alerts are FAILURE, with locations as objects;
+ * a string chosen_field becomes the object of its first input. Idempotent: current shapes pass
+ * through unchanged. Mutates and returns its argument.
+ */
+export function upgradeStoredFile<T extends ResultFile>(f: T): T {
+  const fromZero = f.documents.some((d) => d.page_numbers.includes(0));
+  for (const d of f.documents as (ResultDocument & Record<string, unknown>)[]) {
+    if (fromZero) d.page_numbers = d.page_numbers.map((n) => n + 1);
+    if (d.post_processed_pdf_path === null) delete d.post_processed_pdf_path;
+    if (d.class_edit_history) d.class_edit_history = d.class_edit_history.map(upgradeEdit);
+    for (const x of d.fields as (ResultField & Record<string, unknown>)[]) {
+      if (x.error_msg === null) delete x.error_msg;
+      if (x.edit_history) x.edit_history = x.edit_history.map(upgradeEdit);
+      for (const a of x.validations?.alerts ?? []) {
+        if ((a.alert_level as string) === 'ERROR') a.alert_level = 'FAILURE';
+        a.locations = a.locations.map((l: unknown) => (typeof l === 'string' ? { field_name: l } : (l as { field_name: string })));
+      }
+    }
+  }
+  return f;
+}
+
+export function upgradeStoredCaseInfo(c: CaseInfo): CaseInfo {
+  for (const x of c.fields as (CaseInfo['fields'][number] & Record<string, unknown>)[]) {
+    const chosen: unknown = x.chosen_field;
+    if (typeof chosen === 'string') {
+      const input = x.input_fields.find((i) => i.refined_phrase_name === chosen);
+      x.chosen_field = input ? { ...input } : null;
+    }
+    if (x.error_msg === null) delete x.error_msg;
+    if (x.edit_history) x.edit_history = x.edit_history.map(upgradeEdit);
+  }
+  return c;
+}
+
+function upgradeEdit(e: EditHistoryEntry): EditHistoryEntry {
+  const t: unknown = e.timestamp;
+  return typeof t === 'number' ? { ...e, timestamp: editTimestamp(t) } : e;
 }

@@ -69,6 +69,30 @@ export function enumOf<T extends string>(v: unknown, allowed: readonly T[]): T |
   return allowed.find((a) => a.toUpperCase() === want);
 }
 
+/** An enum that is open: the values we know, or any other string the service sends. */
+export type Open<T extends string> = T | (string & {});
+
+/**
+ * An open enum value: a known one in either case gives its canonical spelling, any other non-empty
+ * string is kept as sent (trimmed), never dropped. Non-strings give undefined.
+ */
+export function openEnum<T extends string>(v: unknown, allowed: readonly T[]): Open<T> | undefined {
+  const known = enumOf(v, allowed);
+  if (known !== undefined) return known;
+  if (typeof v !== 'string' || v.trim() === '') return undefined;
+  return v.trim();
+}
+
+/**
+ * The members of `o` that a typed view does not name: kept beside the view so nothing the service
+ * sent is lost (service-shapes.md: "Unknown fields are kept, never an error").
+ */
+export function extras(o: JsonObject, named: readonly string[]): JsonObject {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(o)) if (!named.includes(k)) out[k] = v;
+  return out;
+}
+
 export type TimeUnit = 's' | 'ms' | 'us' | 'ns';
 const PER_MS: Record<TimeUnit, number> = { s: 1e-3, ms: 1, us: 1e3, ns: 1e6 };
 
@@ -81,10 +105,48 @@ function guessUnit(n: number): TimeUnit {
   return 'ns';
 }
 
+/** `08/27/2025 00:58:39` (month/day/year, 24-hour, optional seconds and fraction): edit_history's form. */
+const MDY = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:[ T]+(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?$/;
+/** ISO 8601 date and time without a zone (Date.parse would read it in the machine's zone). */
+const ISO_NO_ZONE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/;
+/** The string names its zone or offset (Z, GMT, UTC, +05:30, -0400). */
+const HAS_ZONE = /(?:\d[Zz]|\b(?:GMT|UTC)\b|[+-]\d{2}:?\d{2})\s*(?:\([^)]*\))?$/;
+
+/**
+ * Unix milliseconds of a date string. A string without a zone is UTC, never the machine's local
+ * time: the service writes UTC everywhere (service-shapes.md, "Corrections"), and a desktop in New
+ * York or Kolkata must read the same instant as one in London.
+ */
+export function parseDate(v: string): number | undefined {
+  const s = v.trim();
+  const m = MDY.exec(s);
+  if (m) {
+    const [, mo, d, y, h = '0', mi = '0', sec = '0', frac = '0'] = m;
+    const parts = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec)] as const;
+    const ms = Date.UTC(...parts, Math.floor(Number(`0.${frac}`) * 1000));
+    const back = new Date(ms);
+    // 02/30/2025 or 25:00 would roll over into another date: not a date at all.
+    const same = back.getUTCFullYear() === parts[0] && back.getUTCMonth() === parts[1] && back.getUTCDate() === parts[2] && back.getUTCHours() === parts[3] && back.getUTCMinutes() === parts[4] && back.getUTCSeconds() === parts[5];
+    return same ? ms : undefined;
+  }
+  if (ISO_NO_ZONE.test(s)) {
+    const ms = Date.parse(`${s.replace(' ', 'T')}Z`);
+    return Number.isFinite(ms) ? ms : undefined;
+  }
+  if (!HAS_ZONE.test(s)) {
+    // Other zone-less forms ("Aug 27 2025 00:58:39"): as UTC.
+    const ms = Date.parse(`${s} UTC`);
+    if (Number.isFinite(ms)) return ms;
+  }
+  const ms = Date.parse(s);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
 /**
  * A timestamp in the unit the spec names for the field. null, 0, '' and absent mean "not yet" and
  * give null. Epoch numbers (or numeric strings) in s, ms, µs or ns are recognised by magnitude;
- * date strings (ISO 8601, RFC 1123) are parsed. Anything else gives undefined.
+ * date strings (ISO 8601, RFC 1123, `MM/DD/YYYY HH:MM:SS`) are parsed, as UTC when they name no
+ * zone (see parseDate). Anything else gives undefined.
  */
 export function timestamp(v: unknown, unit: TimeUnit): number | null | undefined {
   if (v === null || v === undefined || v === '' || v === 0 || v === '0') return null;
@@ -94,8 +156,8 @@ export function timestamp(v: unknown, unit: TimeUnit): number | null | undefined
     return Math.round(ms * PER_MS[unit]);
   }
   if (typeof v === 'string') {
-    const ms = Date.parse(v);
-    if (Number.isFinite(ms)) return Math.round(ms * PER_MS[unit]);
+    const ms = parseDate(v);
+    if (ms !== undefined) return Math.round(ms * PER_MS[unit]);
   }
   return undefined;
 }

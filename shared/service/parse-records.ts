@@ -2,16 +2,38 @@
  * Lenient readers for every response record other than results pages (see lenient.ts for the
  * rules). Each throws ShapeError when a value the caller cannot do without is missing: a batch
  * without an id, a job without a state it can tell, a session without a part size.
+ *
+ * Nothing the service sends is lost: the views of run records, batches, jobs and secrets carry
+ * `extra`, the members the view does not name, exactly as sent (audit entries keep theirs beside
+ * the named ones, as their type always did). Results pages keep their whole raw JSON instead.
  */
 import type { AuditLogEntry, AuditLogType } from './audit.js';
 import { AUDIT_LOG_TYPES } from './audit.js';
 import type { BatchInfo, FileNode, ListBatchFilesResponse, StartMultipartResponse, UploadPartResponse } from './batches.js';
 import { JOB_STATES, type JobStatus } from './common.js';
 import {
-  bool, enumOf, id, int, isObject, list, need, preview, ShapeError, str, strOrNull, timestamp, type JsonObject,
+  bool, enumOf, extras, id, int, isObject, list, need, openEnum, preview, ShapeError, str, strOrNull, timestamp,
+  type JsonObject, type Open,
 } from './lenient.js';
 import { RUN_STATUSES, type DeleteRunResponse, type RunRecord } from './runs.js';
-import { WORKSPACE_SCOPES, type SecretRecord } from './secrets.js';
+import { WORKSPACE_SCOPES, type SecretRecord, type WorkspaceScope } from './secrets.js';
+
+/** Members of a record that its typed view does not name, as the service sent them ({} when none). */
+export interface Extra {
+  extra: JsonObject;
+}
+
+/** A run record as read: always an id, and whatever else came in `extra`. */
+export type RunRecordView = RunRecord & { id: string } & Extra;
+export type BatchInfoView = BatchInfo & Extra;
+export type JobStatusView = JobStatus & Extra;
+/** allowed_workspaces_type is open: a scope this client does not know is kept as sent. */
+export type SecretRecordView = Omit<SecretRecord, 'allowed_workspaces_type'> & { allowed_workspaces_type: Open<WorkspaceScope> } & Extra;
+
+const BATCH_NAMED = ['id', 'name', 'workspace', 'mount_point', 'repo_owner', 'batch_owner', 'path_suffix', 'created_at_ms', 'updated_at_ms'];
+const JOB_NAMED = ['state', 'message', 'msg'];
+const RUN_NAMED = ['id', 'status', 'start_timestamp', 'finish_timestamp', 'msg', 'message', 'batch_id', 'input_dir', 'app_id', 'deployment_id', 'tags'];
+const SECRET_NAMED = ['alias', 'description', 'allowed_workspaces_type', 'allowed_workspaces', 'org', 'created_at', 'created_by', 'updated_at', 'last_updated_by'];
 
 function object(raw: unknown, what: string): JsonObject {
   if (!isObject(raw)) throw new ShapeError(`${what} must be a JSON object, got ${preview(raw)}`);
@@ -31,11 +53,12 @@ export function parseBatchId(raw: unknown): { id: number } {
   return { id: need(int(o.id), 'create batch response: "id" (integer)', o.id) };
 }
 
-export function parseBatchInfo(raw: unknown): BatchInfo {
+export function parseBatchInfo(raw: unknown): BatchInfoView {
   const o = object(raw, 'batch');
-  const out: BatchInfo = {
+  const out: BatchInfoView = {
     id: need(int(o.id), 'batch "id" (integer)', o.id),
     name: need(str(o.name), 'batch "name"', o.name),
+    extra: extras(o, BATCH_NAMED),
   };
   const s = (k: 'workspace' | 'mount_point' | 'repo_owner' | 'batch_owner' | 'path_suffix'): void => {
     const v = str(o[k]);
@@ -53,7 +76,7 @@ export function parseBatchInfo(raw: unknown): BatchInfo {
   return out;
 }
 
-export function parseBatchList(raw: unknown): { batches: BatchInfo[] } {
+export function parseBatchList(raw: unknown): { batches: BatchInfoView[] } {
   const o = object(raw, 'batch list');
   return { batches: array(o, 'batches', 'batch list').map(parseBatchInfo) };
 }
@@ -109,18 +132,19 @@ export function parseJobCreated(raw: unknown): { job_id: string } {
   return { job_id: need(id(o.job_id), 'job_id', o.job_id) };
 }
 
-export function parseJobStatus(raw: unknown): JobStatus {
+export function parseJobStatus(raw: unknown): JobStatusView {
   const o = object(raw, 'job status');
   const state = enumOf(o.state, JOB_STATES);
   if (!state) throw new ShapeError(`job state ${preview(o.state)} is not one of ${JOB_STATES.join(', ')}`);
   const message = str(o.message ?? o.msg);
-  return message === undefined ? { state } : { state, message };
+  const extra = extras(o, JOB_NAMED);
+  return message === undefined ? { state, extra } : { state, message, extra };
 }
 
 /** A run record; every field is optional in the spec, but a run without an id cannot be followed. */
-export function parseRunRecord(raw: unknown): RunRecord & { id: string } {
+export function parseRunRecord(raw: unknown): RunRecordView {
   const o = object(raw, 'run record');
-  const run: RunRecord & { id: string } = { id: need(id(o.id), 'run "id"', o.id) };
+  const run: RunRecordView = { id: need(id(o.id), 'run "id"', o.id), extra: extras(o, RUN_NAMED) };
   if (o.status !== undefined && o.status !== null) {
     const status = enumOf(o.status, RUN_STATUSES);
     if (!status) throw new ShapeError(`run status ${preview(o.status)} is not one of ${RUN_STATUSES.join(', ')}`);
@@ -138,7 +162,7 @@ export function parseRunRecord(raw: unknown): RunRecord & { id: string } {
   return run;
 }
 
-export function parseRunList(raw: unknown): { runs: (RunRecord & { id: string })[] } {
+export function parseRunList(raw: unknown): { runs: RunRecordView[] } {
   const o = object(raw, 'run list');
   return { runs: array(o, 'runs', 'run list').map(parseRunRecord) };
 }
@@ -152,11 +176,28 @@ export function parseDeleteRun(raw: unknown): DeleteRunResponse {
   };
 }
 
-export function parseMultipartStart(raw: unknown): StartMultipartResponse {
+/**
+ * The 201 of a multipart session start: `{session_id, part_size}`, with a Location header naming
+ * the session (`<base>/v2/batches/multipart-upload/sessions/<session_id>`). `location` is that
+ * header: the session id is taken from it when the body has none.
+ */
+export function parseMultipartStart(raw: unknown, location?: string | null): StartMultipartResponse {
   const o = object(raw, 'multipart session');
   const partSize = need(int(o.part_size), 'multipart session "part_size" (integer)', o.part_size);
   if (partSize < 1) throw new ShapeError(`multipart session "part_size" must be positive, got ${partSize}`);
-  return { session_id: need(id(o.session_id), 'multipart session "session_id"', o.session_id), part_size: partSize };
+  const sessionId = id(o.session_id) ?? sessionIdFromLocation(location);
+  return { session_id: need(sessionId, 'multipart session "session_id"', o.session_id), part_size: partSize };
+}
+
+/** The session id at the end of a multipart session's Location (absolute or relative), if it names one. */
+export function sessionIdFromLocation(location: string | null | undefined): string | undefined {
+  const m = location ? /\/multipart-upload\/sessions\/([^/?#]+)\/?(?:[?#].*)?$/.exec(location) : null;
+  if (!m?.[1]) return undefined;
+  try {
+    return decodeURIComponent(m[1]);
+  } catch {
+    return undefined;
+  }
 }
 
 export function parsePartUploaded(raw: unknown, expectedPart: number): UploadPartResponse {
@@ -166,7 +207,7 @@ export function parsePartUploaded(raw: unknown, expectedPart: number): UploadPar
   return { part_id: need(id(o.part_id), 'part upload response "part_id"', o.part_id), part_num: partNum };
 }
 
-export function parseSecretList(raw: unknown): { secrets: SecretRecord[] } {
+export function parseSecretList(raw: unknown): { secrets: SecretRecordView[] } {
   const o = object(raw, 'secret list');
   return {
     secrets: array(o, 'secrets', 'secret list').map((r) => {
@@ -174,13 +215,14 @@ export function parseSecretList(raw: unknown): { secrets: SecretRecord[] } {
       return {
         alias: need(str(s.alias), 'secret "alias"', s.alias),
         description: str(s.description) ?? '',
-        allowed_workspaces_type: enumOf(s.allowed_workspaces_type, WORKSPACE_SCOPES) ?? 'NONE',
+        allowed_workspaces_type: openEnum(s.allowed_workspaces_type, WORKSPACE_SCOPES) ?? 'NONE',
         allowed_workspaces: list(s.allowed_workspaces).map(str).filter((w): w is string => w !== undefined),
         org: str(s.org) ?? '',
         created_at: timestamp(s.created_at, 'ms') ?? 0,
         created_by: str(s.created_by) ?? '',
         updated_at: timestamp(s.updated_at, 'ms') ?? 0,
         last_updated_by: str(s.last_updated_by) ?? '',
+        extra: extras(s, SECRET_NAMED),
       };
     }),
   };

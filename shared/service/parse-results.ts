@@ -1,36 +1,47 @@
 /**
- * Lenient reading of a run results page (spec 2.8, service-shapes.md "Run results"). Pure.
+ * Lenient reading of a run results page (spec 2.8, service-shapes.md "Run results" and
+ * "Corrections after checking against the published description"). Pure.
  * The typed view below is what the engine uses; the raw JSON is kept beside it by the client
  * (`{ raw, page }`), and `raw.files[i]` is always the source of `page.files[i]` (nothing is
  * reordered or dropped), so fields this view does not know stay reachable.
  *
  * Rules: ids may be numbers or strings; timestamps may be null or 0 ("not yet"), epoch numbers in
  * any unit, or date strings, and are given in the unit the spec names (run times in ns, edit times
- * in ms); optional blocks that come as null, {} or [] are absent (list blocks keep []); enum values
- * are read in either case; unknown enum values become null rather than an error.
+ * in ms, date strings without a zone as UTC); optional blocks that come as null, {} or [] are
+ * absent (list blocks keep []); enum values are read in either case; the run status, a closed set
+ * the engine acts on, becomes null when unknown (see the raw JSON), while descriptive enum-like
+ * strings (alert_level, type) are open: kept as sent. Page numbers keep the service's meaning:
+ * a document's page_numbers count from 1, page_layouts and source_coordinates from 0.
  */
 import {
-  bool, block, enumOf, id, int, isObject, list, listBlock, need, num, preview, ShapeError, str, strOrNull, timestamp,
-  type JsonObject,
+  bool, block, enumOf, id, int, isObject, list, listBlock, need, num, openEnum, preview, ShapeError, str, strOrNull, timestamp,
+  type JsonObject, type Open,
 } from './lenient.js';
 import { RUN_STATUSES, type RunStatus } from './runs.js';
 
-export const ALERT_LEVELS = ['ERROR', 'WARNING', 'INFO'] as const;
-export type AlertLevel = (typeof ALERT_LEVELS)[number];
+/** Alert levels known by name; any other level is kept as sent. `FAILURE` is the real service's. */
+export const ALERT_LEVELS = ['FAILURE', 'ERROR', 'WARNING', 'INFO'] as const;
+export type AlertLevel = Open<(typeof ALERT_LEVELS)[number]>;
 
 export interface EditView {
-  /** Unix milliseconds, or null when missing. */
+  /** Unix milliseconds (a zone-less string such as `08/27/2025 00:58:39` is UTC), or null when missing or unreadable. */
   timestamp: number | null;
+  /** The timestamp exactly as sent (numbers written out), or null when there was none. */
+  timestamp_text: string | null;
   user_id: string | null;
   modifications: { message: string | null }[];
 }
 
+/** An alert's location as sent: an object (the service's form) or, in older payloads, a field name. */
+export type AlertLocationView = JsonObject | string;
+
 export interface AlertView {
+  /** Open: `FAILURE` on the real service; known levels in upper case, others as sent. */
   alert_level: AlertLevel | null;
   msg: string | null;
   blocked: boolean | null;
   type: string | null;
-  locations: string[];
+  locations: AlertLocationView[];
 }
 
 export interface CoordinateView {
@@ -38,7 +49,7 @@ export interface CoordinateView {
   top_y: number | null;
   bottom_x: number | null;
   bottom_y: number | null;
-  /** 0-based. */
+  /** 0-based page of the file. */
   page_number: number | null;
 }
 
@@ -56,6 +67,7 @@ export interface FieldView {
 }
 
 export interface PageLayoutView {
+  /** 0-based page of the file. */
   page_number: number | null;
   width: number | null;
   height: number | null;
@@ -63,6 +75,7 @@ export interface PageLayoutView {
 
 export interface DocumentView {
   class_name: string | null;
+  /** The pages of the file in this document as the service numbers them: counted from 1. */
   page_numbers: number[];
   fields: FieldView[];
   page_layouts?: PageLayoutView[];
@@ -80,11 +93,19 @@ export interface FileView {
   documents: DocumentView[];
 }
 
+/** An item of input_fields, or chosen_field; members this view does not name are kept. */
+export interface CaseInputView {
+  record_index: number | null;
+  refined_phrase_name: string | null;
+  [other: string]: unknown;
+}
+
 export interface CaseFieldView {
   name: string;
   value: string | null;
-  input_fields: { record_index: number | null; refined_phrase_name: string | null }[];
-  chosen_field: string | null;
+  input_fields: CaseInputView[];
+  /** An object like the items of input_fields (a bare string from older payloads is read as its refined_phrase_name). */
+  chosen_field: CaseInputView | null;
   error_msg: string | null;
   edit_history?: EditView[];
   validations?: { valid: boolean | null; failures: { type: string | null; msg: string | null }[] };
@@ -98,7 +119,8 @@ export interface ResultsPageView {
   /** Unix nanoseconds; null when absent or 0. */
   start_timestamp: number | null;
   finish_timestamp: number | null;
-  batch_id: number | null;
+  /** As a string: the results body sends "1235" (run records send an integer). */
+  batch_id: string | null;
   files: FileView[];
   keys: { custom: Record<string, unknown> };
   case_info: { fields: CaseFieldView[] };
@@ -115,6 +137,7 @@ function edits(v: unknown): EditView[] | undefined {
   if (!l) return undefined;
   return l.filter(isObject).map((e) => ({
     timestamp: nullable(timestamp(e.timestamp, 'ms')),
+    timestamp_text: strOrNull(e.timestamp),
     user_id: nullable(id(e.user_id)),
     modifications: objects(e.modifications).map((m) => ({ message: strOrNull(m.message) })),
   }));
@@ -122,12 +145,18 @@ function edits(v: unknown): EditView[] | undefined {
 
 function alerts(v: unknown): AlertView[] {
   return objects(v).map((a) => ({
-    alert_level: nullable(enumOf(a.alert_level, ALERT_LEVELS)),
+    alert_level: nullable(openEnum(a.alert_level, ALERT_LEVELS)),
     msg: strOrNull(a.msg),
     blocked: nullable(bool(a.blocked)),
     type: strOrNull(a.type),
-    locations: strings(a.locations),
+    locations: list(a.locations).filter((l): l is AlertLocationView => isObject(l) || (typeof l === 'string' && l !== '')),
   }));
+}
+
+function caseInput(x: unknown): CaseInputView | null {
+  if (typeof x === 'string') return x === '' ? null : { record_index: null, refined_phrase_name: x };
+  if (!isObject(x)) return null;
+  return { ...x, record_index: nullable(int(x.record_index)), refined_phrase_name: strOrNull(x.refined_phrase_name) };
 }
 
 function field(f: JsonObject, where: string): FieldView {
@@ -172,7 +201,7 @@ function document(d: JsonObject, where: string): DocumentView {
   }
   const paths = listBlock(d.post_processed_paths);
   if (paths) out.post_processed_paths = strings(paths);
-  if ('post_processed_pdf_path' in d) out.post_processed_pdf_path = strOrNull(d.post_processed_pdf_path) || null;
+  if (d.post_processed_pdf_path !== undefined) out.post_processed_pdf_path = strOrNull(d.post_processed_pdf_path) || null;
   if ('review_completed' in d && d.review_completed !== null) out.review_completed = nullable(bool(d.review_completed));
   const classHistory = edits(d.class_edit_history);
   if (classHistory) out.class_edit_history = classHistory;
@@ -187,11 +216,8 @@ function caseField(c: JsonObject, where: string): CaseFieldView {
   const out: CaseFieldView = {
     name: need(str(c.name), `${where}.name`, c.name),
     value: strOrNull(c.value),
-    input_fields: objects(c.input_fields).map((x) => ({
-      record_index: nullable(int(x.record_index)),
-      refined_phrase_name: strOrNull(x.refined_phrase_name),
-    })),
-    chosen_field: strOrNull(c.chosen_field),
+    input_fields: objects(c.input_fields).map((x) => caseInput(x) as CaseInputView),
+    chosen_field: caseInput(c.chosen_field),
     error_msg: strOrNull(c.error_msg),
   };
   const history = edits(c.edit_history);
@@ -214,8 +240,9 @@ export function parseResultsPage(raw: unknown): ResultsPageView {
   if (!isObject(raw)) throw new ShapeError(`a results page must be a JSON object, got ${preview(raw)}`);
   const hasMore = raw.has_more === undefined || raw.has_more === null ? false : bool(raw.has_more);
   if (hasMore === undefined) throw new ShapeError(`has_more must be a boolean, got ${preview(raw.has_more)}`);
-  const keys = block(raw.keys);
-  const custom = keys ? block(keys.custom) : undefined;
+  // keys: {custom: {...}}, or a list of such objects ([{custom: {}}]); custom keys of a list are merged.
+  const keyBlocks = Array.isArray(raw.keys) ? raw.keys.filter(isObject) : isObject(raw.keys) ? [raw.keys] : [];
+  const custom = Object.assign({}, ...keyBlocks.map((k) => block(k.custom) ?? {})) as Record<string, unknown>;
   const caseInfo = block(raw.case_info);
   return {
     id: nullable(id(raw.id)),
@@ -223,13 +250,13 @@ export function parseResultsPage(raw: unknown): ResultsPageView {
     message: strOrNull(raw.message ?? raw.msg),
     start_timestamp: nullable(timestamp(raw.start_timestamp, 'ns')),
     finish_timestamp: nullable(timestamp(raw.finish_timestamp, 'ns')),
-    batch_id: nullable(int(raw.batch_id)),
+    batch_id: nullable(id(raw.batch_id)),
     files: objects(raw.files).map((f, i) => ({
       original_file_name: strOrNull(f.original_file_name),
       input_file_path: strOrNull(f.input_file_path),
       documents: objects(f.documents).map((d, k) => document(d, `files[${i}].documents[${k}]`)),
     })),
-    keys: { custom: custom ?? {} },
+    keys: { custom },
     case_info: { fields: caseInfo ? objects(caseInfo.fields).map((c, i) => caseField(c, `case_info.fields[${i}]`)) : [] },
     review_completed: nullable(bool(raw.review_completed)),
     has_more: hasMore,

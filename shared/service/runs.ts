@@ -17,14 +17,46 @@ export interface RunRecord {
   tags?: string[] | null;
 }
 
+/**
+ * The namespace segment the spec writes as `svc`. It is a setting of each deployment of the
+ * service and appears in two places: the secrets path (`/v2/<segment>/secrets`) and run settings
+ * (`runtime_config.<segment>.pdf.passwords`). A client must use the same segment in both.
+ */
+export const DEFAULT_NAMESPACE = 'svc';
+
+/** The block of runtime_config under the namespace segment. */
+export interface NamespaceConfig {
+  pdf?: { passwords?: Record<string, string> };
+}
+
+/**
+ * runtime_config (spec 2.7). The PDF passwords sit under the deployment's namespace segment
+ * (`svc` by default; see DEFAULT_NAMESPACE): build it with `runtimeConfig`, read it with `pdfPasswordsOf`.
+ */
+export interface RuntimeConfig {
+  generate_post_process_pdf?: boolean;
+  [segment: string]: NamespaceConfig | boolean | undefined;
+}
+
 /** Run settings (spec 2.7). */
 export interface RunSettings {
   keys?: { custom?: Record<string, unknown>; secret?: Record<string, string> };
-  runtime_config?: {
-    generate_post_process_pdf?: boolean;
-    svc?: { pdf?: { passwords?: Record<string, string> } };
-  };
+  runtime_config?: RuntimeConfig;
   tags?: string[];
+}
+
+/** A runtime_config with the PDF passwords under `namespace` (omitted when there are none). */
+export function runtimeConfig(namespace: string, o: { generatePostProcessPdf?: boolean; pdfPasswords?: Record<string, string> }): RuntimeConfig {
+  const rc: RuntimeConfig = {};
+  if (o.generatePostProcessPdf) rc.generate_post_process_pdf = true;
+  if (o.pdfPasswords && Object.keys(o.pdfPasswords).length > 0) rc[namespace] = { pdf: { passwords: { ...o.pdfPasswords } } };
+  return rc;
+}
+
+/** The PDF passwords under `namespace` in a runtime_config ({} when none); other segments are not looked at. */
+export function pdfPasswordsOf(rc: RuntimeConfig | undefined, namespace: string): Record<string, string> {
+  const block = rc && namespace !== 'generate_post_process_pdf' ? rc[namespace] : undefined;
+  return typeof block === 'object' && block !== null ? { ...(block.pdf?.passwords ?? {}) } : {};
 }
 
 export interface DeploymentRunRequest {

@@ -82,14 +82,15 @@ export interface RunView {
   origin: string | null;
 }
 
-export interface AlertView { type: string | null; msg: string | null }
+/** A validation alert; `level` as the service sent it (open: `FAILURE` on the real service, also WARNING, INFO...). */
+export interface AlertView { level: string | null; type: string | null; msg: string | null }
 
 /**
  * A field's source box on a page (the service's source_coordinates: top_x -> left, top_y -> top,
  * bottom_x -> right, bottom_y -> bottom), in the units of the document's pageLayouts, origin top-left.
  */
 export interface SourceBox {
-  /** 0-based page of the original. */
+  /** 0-based page of the original (the service's source_coordinates page_number): index it, do not show it. */
   page: number | null;
   left: number;
   top: number;
@@ -113,6 +114,7 @@ export interface FieldView {
 
 /** Size of a page in the units of its fields' source boxes (the service's page_layouts). */
 export interface PageLayoutView {
+  /** 0-based page of the original. */
   page: number;
   width: number;
   height: number;
@@ -121,8 +123,10 @@ export interface PageLayoutView {
 export interface DocumentView {
   id: number;
   className: string | null;
-  /** 0-based page numbers of the original. */
+  /** The service's page_numbers: pages of the original counted from 1, as a person counts them (show these). */
   pageNumbers: number[];
+  /** The same pages counted from 0: the page indexes of the original that source boxes and page layouts use. */
+  pageIndexes: number[];
   /** Page sizes for scaling source boxes onto a rendered page; empty when the service sent none. */
   pageLayouts: PageLayoutView[];
   classificationConfidence: number | null;

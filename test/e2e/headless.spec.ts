@@ -1,7 +1,8 @@
 // The whole UI in Debian's Chromium against a real `docsync serve` (real engine, real SQLite) and a
 // real sandbox over HTTP: sign in, add a hot folder, drop PDFs into it on disk, watch the queue,
 // open results (the source page drawn by pdf.js), search, export, go offline and still browse and
-// search, retry a failed file, drag files onto the window. Screenshots of every screen, light and
+// search, retry a failed file, drag files onto the window, and draw a field's box on the right page of a
+// multi-page PDF (page numbers as the service means them). Screenshots of every screen, light and
 // dark, are kept in test-results/screens/ (look at them).
 import { expect, test, type Page } from '@playwright/test';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -11,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { RunningSandbox } from '../../sandbox/index.js';
 import { buildAllIfNeeded, MAIN } from '../helpers/build-cli.js';
-import { corruptPdf, invoicePdf } from '../helpers/pdf-fixtures.js';
+import { INVOICE_LAYOUT, PAGE_HEIGHT, PAGE_MARKS, PAGE_WIDTH, corruptPdf, coverInvoiceReceiptPdf, invoicePdf } from '../helpers/pdf-fixtures.js';
 import { sandbox } from '../helpers/sandbox.js';
 
 const SCREENS = resolve(import.meta.dirname, '../../test-results/screens');
@@ -44,6 +45,33 @@ const searchHits = () => page.getByRole('listbox', { name: 'Search results' });
 
 async function screen(name: 'Activity' | 'Hot folders' | 'Runs' | 'Results' | 'Connection'): Promise<void> {
   await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name }).click();
+}
+
+/** Drops files onto the window as a person would (DOM types are not part of the Node test project, hence a string). */
+async function dropOnWindow(files: { name: string; bytes: Buffer }[]): Promise<void> {
+  const list = JSON.stringify(files.map((f) => ({ name: f.name, bytes: [...f.bytes] })));
+  await page.evaluate(`(() => {
+    const dt = new DataTransfer();
+    for (const f of ${list}) dt.items.add(new File([new Uint8Array(f.bytes)], f.name, { type: 'application/pdf' }));
+    const target = document.querySelector('main') ?? document.body;
+    for (const type of ['dragenter', 'dragover', 'drop']) target.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+  })()`);
+}
+
+/**
+ * The grey level (0 black .. 255 white) the source page's canvas shows at a point given in PDF
+ * points (origin bottom-left), averaged over a few pixels: tells which page of the file is drawn.
+ */
+async function greyAt(xPt: number, yPt: number): Promise<number> {
+  return page.evaluate(`(() => {
+    const c = document.querySelector('[aria-label="Source page"] canvas');
+    if (!c || !c.width) return -1;
+    const x = Math.round(${xPt} / ${PAGE_WIDTH} * c.width), y = Math.round((1 - ${yPt} / ${PAGE_HEIGHT}) * c.height);
+    const d = c.getContext('2d').getImageData(x - 2, y - 2, 5, 5).data;
+    let sum = 0;
+    for (let i = 0; i < d.length; i += 4) sum += (d[i] + d[i + 1] + d[i + 2]) / 3;
+    return Math.round(sum / (d.length / 4));
+  })()`);
 }
 
 test.beforeAll(async ({ browser }) => {
@@ -193,14 +221,7 @@ test('retry a failed file once the service is back and the file is fixed', async
 });
 
 test('drag and drop files onto the window: choose the deployment, upload, done', async () => {
-  const bytes = [...(await invoice(5))];
-  // Runs in the page (DOM types are not part of the Node test project, hence a string).
-  await page.evaluate(`(() => {
-    const dt = new DataTransfer();
-    dt.items.add(new File([new Uint8Array(${JSON.stringify(bytes)})], 'dropped-5.pdf', { type: 'application/pdf' }));
-    const target = document.querySelector('main') ?? document.body;
-    for (const type of ['dragenter', 'dragover', 'drop']) target.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
-  })()`);
+  await dropOnWindow([{ name: 'dropped-5.pdf', bytes: await invoice(5) }]);
   const dialog = page.getByRole('dialog');
   await expect(dialog).toBeVisible();
   await dialog.getByRole('button', { name: /sandbox-invoices/ }).first().click();
@@ -208,5 +229,77 @@ test('drag and drop files onto the window: choose the deployment, upload, done',
   await dialog.getByRole('button', { name: 'Upload' }).click();
   await expect(queue().getByText('dropped-5.pdf')).toBeVisible();
   await expect(queue().getByText(/^Done$/)).toHaveCount(5, { timeout: 60_000 });
+  expect(serveLog).not.toMatch(/page error/);
+});
+
+test('a field on page 2 of a three-page PDF: its box is drawn on page 2, where the value is; pages count from 1', async () => {
+  // Runs on its own too (-g): then the app is signed in to its built-in sandbox, which has the same deployments.
+  if (!page.url().startsWith('http')) await page.goto(openUrl);
+  // Cover letter (page 1, a dark block), invoice (page 2), receipt (page 3, a grey block where the invoice has none).
+  await screen('Activity');
+  await dropOnWindow([{ name: 'packet.pdf', bytes: await coverInvoiceReceiptPdf() }]);
+  const dialog = page.getByRole('dialog');
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole('button', { name: /sandbox-invoices/ }).first().click();
+  await dialog.getByRole('button', { name: 'Upload' }).click();
+  await expect(queue().getByRole('row').filter({ hasText: 'packet.pdf' }).getByText(/^Done$/)).toBeVisible({ timeout: 60_000 });
+
+  // The newest run (the packet's) is first on the Runs screen; it opens in Results.
+  await screen('Runs');
+  await page.getByRole('row', { name: /^Run .*Press Enter to open its results/ }).first().click();
+  await page.getByRole('tree').getByText('packet.pdf').first().click();
+  // Labels as a person counts pages: the service's page_numbers [1], [2], [3] shown as they are.
+  const tabs = page.getByRole('tablist', { name: 'Documents in this file' });
+  await expect(tabs.getByRole('tab')).toHaveText([/^Other\s+page 1$/, /^Invoice\s+page 2$/, /^Receipt\s+page 3$/]);
+  await expect(page.getByRole('tree').getByText('p. 2 · 7 fields')).toBeVisible();
+
+  await tabs.getByRole('tab', { name: /Invoice/ }).click();
+  const fields = page.getByRole('grid', { name: 'Extracted fields' });
+  await fields.getByText('500.00', { exact: true }).click();
+  const source = page.getByRole('region', { name: 'Source page' });
+  await expect(source.getByText('Page 2 of 3')).toBeVisible();
+  const pageImage = source.getByRole('img', { name: 'Page 2 of packet.pdf, with the source of total_amount marked' });
+  await expect(pageImage).toBeVisible();
+  const box = source.getByRole('button', { name: 'Source of total_amount' });
+  await expect(box).toBeVisible();
+  // The canvas shows page 2: white where page 1 has its dark block and page 3 its grey one.
+  const mark = { x: PAGE_MARKS.x + PAGE_MARKS.width / 2, y: PAGE_MARKS.y + PAGE_MARKS.height / 2 };
+  await expect.poll(() => greyAt(mark.x, mark.y)).toBeGreaterThan(245);
+  // ... and "INVOICE", drawn in black at the top of page 2, is there.
+  await expect.poll(() => greyAt(INVOICE_LAYOUT.title.x + 4, INVOICE_LAYOUT.title.y + 6)).toBeLessThan(250);
+
+  // The box sits where the total is drawn on page 2 (x of the value, just above its baseline), in page points.
+  const canvasBox = (await pageImage.locator('canvas').boundingBox())!;
+  const drawn = (await box.boundingBox())!;
+  const scale = canvasBox.width / PAGE_WIDTH;
+  const left = (drawn.x - canvasBox.x) / scale;
+  const top = (drawn.y - canvasBox.y) / scale;
+  const bottom = (drawn.y + drawn.height - canvasBox.y) / scale;
+  const baselineFromTop = PAGE_HEIGHT - INVOICE_LAYOUT.amountDue.y;
+  expect(Math.abs(left - INVOICE_LAYOUT.amountDue.valueX)).toBeLessThan(6);
+  expect(top).toBeGreaterThan(baselineFromTop - 20);
+  expect(top).toBeLessThan(baselineFromTop);
+  expect(bottom).toBeGreaterThan(baselineFromTop - 6);
+  expect(bottom).toBeLessThan(baselineFromTop + 10);
+
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await box.scrollIntoViewIfNeeded();
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.screenshot({ path: '/tmp/docsync-shapes-page2-light.png' });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: '/tmp/docsync-shapes-page2-dark.png' });
+  await page.emulateMedia({ colorScheme: 'light' });
+  await shoot('14-results-page-2');
+
+  // The receipt: page 3, the grey block; the cover: page 1, the dark block.
+  await tabs.getByRole('tab', { name: /Receipt/ }).click();
+  await fields.getByText('Corner Cafe', { exact: true }).click();
+  await expect(source.getByText('Page 3 of 3')).toBeVisible();
+  await expect(source.getByRole('button', { name: 'Source of merchant' })).toBeVisible();
+  await expect.poll(() => greyAt(mark.x, mark.y)).toBeGreaterThan(120);
+  await expect.poll(() => greyAt(mark.x, mark.y)).toBeLessThan(160);
+  await tabs.getByRole('tab', { name: /Other/ }).click();
+  await expect(source.getByText('Page 1 of 3')).toBeVisible();
+  await expect.poll(() => greyAt(mark.x, mark.y)).toBeLessThan(40);
   expect(serveLog).not.toMatch(/page error/);
 });

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Engine, type EngineOptions } from '../../electron/engine/engine.js';
-import { ServiceClient } from '../../electron/engine/service/index.js';
+import { ServiceClient, type ClientConfig } from '../../electron/engine/service/index.js';
 import { openStore, STORE_FILE } from '../../electron/engine/store/index.js';
 import type { RunningSandbox, SandboxOptions } from '../../sandbox/index.js';
 import { sandbox } from './sandbox.js';
@@ -20,12 +20,12 @@ export interface EngineEnv {
 }
 
 /** A real sandbox, a real SQLite store in a temp home, a real client and engine. */
-export async function engineEnv(sbOpts: Partial<SandboxOptions> = {}, engineOpts: Partial<EngineOptions> = {}): Promise<EngineEnv> {
+export async function engineEnv(sbOpts: Partial<SandboxOptions> = {}, engineOpts: Partial<EngineOptions> = {}, clientOpts: Partial<ClientConfig> = {}): Promise<EngineEnv> {
   const sb = await sandbox(sbOpts);
   const root = await mkdtemp(join(tmpdir(), 'docsync-engine-'));
   const home = join(root, 'home');
   const store = openStore(join(home, STORE_FILE));
-  const client = new ServiceClient({ baseUrl: sb.url, token: 'admin-token', retry: { limit: 8, baseDelayMs: 5, maxDelayMs: 40, maxRetryAfterMs: 5000 } });
+  const client = new ServiceClient({ baseUrl: sb.url, token: 'admin-token', retry: { limit: 8, baseDelayMs: 5, maxDelayMs: 40, maxRetryAfterMs: 5000 }, ...clientOpts });
   const engine = new Engine({ store, client, home, poll: { initialMs: 50, maxMs: 200, reviewMs: 200 }, retry: { initialMs: 50, maxMs: 500 }, ...engineOpts });
   return {
     sb,

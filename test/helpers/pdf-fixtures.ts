@@ -146,6 +146,32 @@ export async function multiClassPdf(): Promise<Buffer> {
   return save(doc);
 }
 
+/**
+ * Where coverInvoiceReceiptPdf draws its page marks (PDF user space, origin bottom-left): a dark
+ * block on the cover (page 1) and a mid-grey one on the receipt (page 3), where the invoice (page
+ * 2) has nothing; a test that reads the rendered page there tells which page is shown.
+ */
+export const PAGE_MARKS = { x: 72, y: 90, width: 468, height: 150, cover: 0.1, receipt: 0.55 } as const;
+
+/**
+ * Three pages, three documents: a cover letter (Other, page 1), an invoice (page 2, MULTI_CLASS's
+ * invoice at INVOICE_LAYOUT) and a receipt (page 3). The service's page_numbers are [1], [2], [3];
+ * the invoice's source boxes are on page index 1.
+ */
+export async function coverInvoiceReceiptPdf(): Promise<Buffer> {
+  const { doc, fonts } = await newDoc();
+  const cover = doc.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
+  text(cover, fonts.bold, 'Northwind Traders', 72, 720, 20);
+  text(cover, fonts.regular, 'Dear customer,', 72, 680);
+  text(cover, fonts.regular, 'please find our documents for March enclosed.', 72, 664);
+  const M = PAGE_MARKS;
+  cover.drawRectangle({ x: M.x, y: M.y, width: M.width, height: M.height, color: rgb(M.cover, M.cover, M.cover) });
+  drawInvoicePage(doc, fonts, MULTI_CLASS.invoice);
+  drawReceiptPage(doc, fonts, MULTI_CLASS.receipt);
+  doc.getPage(2).drawRectangle({ x: M.x, y: M.y, width: M.width, height: M.height, color: rgb(M.receipt, M.receipt, M.receipt) });
+  return save(doc);
+}
+
 /** A PDF with a drawing and no text layer (like a scan without OCR). */
 export async function noTextPdf(): Promise<Buffer> {
   const { doc } = await newDoc();

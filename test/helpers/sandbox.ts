@@ -38,6 +38,13 @@ export function caller(base: string, token: string | null = 'admin-token', extra
   };
 }
 
+/** The job id in a 202's Location (`/v2/jobs/<id>`): file and folder DELETE answer with no body. */
+export function locationJob(a: { headers: Headers }): string {
+  const m = /\/jobs\/([^/?#]+)$/.exec(a.headers.get('location') ?? '');
+  if (!m?.[1]) throw new Error(`no job in Location: ${a.headers.get('location')}`);
+  return decodeURIComponent(m[1]);
+}
+
 export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 15_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {

@@ -45,7 +45,7 @@ export function resultsCommand(argv: string[]): void {
     console.log(`run ${run.serviceRunId} ${run.status ?? ''}${origin ? ` from ${origin}` : ''}: ${files.length} file(s)`);
     for (const f of files) {
       f.documents.forEach((d, i) => {
-        console.log(`\n${f.originalFileName ?? f.inputFilePath ?? '?'} - document ${i + 1} (${d.className ?? 'unclassified'}, pages ${d.pageNumbers.map((p) => p + 1).join(' ')})`);
+        console.log(`\n${f.originalFileName ?? f.inputFilePath ?? '?'} - document ${i + 1} (${d.className ?? 'unclassified'}, pages ${d.pageNumbers.join(' ')})`);
         if (d.fields.length) console.log(table(['FIELD', 'VALUE', 'CONFIDENCE', 'VALID'], d.fields.map((x) => [`  ${x.name}`, x.isError ? `ERROR ${x.errorMsg ?? ''}` : x.value, x.confidenceModel, x.valid === null ? '' : x.valid ? 'yes' : 'no'])));
       });
     }

@@ -12,11 +12,12 @@ export const SANDBOX_HELP = `docsync sandbox [--port N] [--data DIR] [--faults S
   --job-delay-ms MS      time a job spends PENDING and RUNNING (default 250)
   --results-page-size N  files per results page (default 20)
   --context-header NAME  name of the context header (default Svc-Context)
-  --secrets-namespace S  namespace segment of /v2/S/secrets (default svc)`;
+  --namespace S          namespace segment of the deployment (default svc): /v2/S/secrets, and
+                         runtime_config.S.pdf.passwords in run settings (--secrets-namespace: same)`;
 
 export async function sandboxCommand(argv: string[]): Promise<void> {
   const args = parseArgs(argv, {
-    values: ['port', 'data', 'faults', 'users', 'part-size', 'page-delay-ms', 'job-delay-ms', 'results-page-size', 'context-header', 'secrets-namespace', 'part-order-grace-ms'],
+    values: ['port', 'data', 'faults', 'users', 'part-size', 'page-delay-ms', 'job-delay-ms', 'results-page-size', 'context-header', 'namespace', 'secrets-namespace', 'part-order-grace-ms'],
   });
   if (args.positional.length) throw new UsageError(`unexpected argument "${args.positional[0]}"`);
   const opts: Partial<SandboxOptions> = {};
@@ -49,7 +50,7 @@ export async function sandboxCommand(argv: string[]): Promise<void> {
   set('resultsPageSize', intFlag(args, 'results-page-size', 1));
   set('partOrderGraceMs', intFlag(args, 'part-order-grace-ms'));
   set('contextHeader', args.flags.get('context-header'));
-  set('secretsNamespace', args.flags.get('secrets-namespace'));
+  set('namespace', args.flags.get('namespace') ?? args.flags.get('secrets-namespace'));
 
   let sandbox;
   try {

@@ -54,7 +54,7 @@ function boxes(f: FieldRow): SourceBox[] {
 
 export const fieldView = (f: FieldRow): FieldView => ({
   id: f.id, name: f.name, value: f.value, type: f.type, errorMsg: f.errorMsg, confidence: f.confidenceModel, ocrConfidence: f.confidenceOcr,
-  valid: f.valid, alerts: f.alerts.map((a) => ({ type: a.type ?? null, msg: a.msg ?? null })), boxes: boxes(f), isError: f.isError,
+  valid: f.valid, alerts: f.alerts.map((a) => ({ level: a.alert_level ?? null, type: a.type ?? null, msg: a.msg ?? null })), boxes: boxes(f), isError: f.isError,
 });
 
 /** page_layouts are kept only in the raw pages: read them from there, by file and document position. */
@@ -83,9 +83,14 @@ export function pageLayouts(store: Store, runId: number): Map<string, PageLayout
   return out;
 }
 
+/**
+ * A document's pages: the service's page_numbers count from 1 (shown as they are); source boxes
+ * and page layouts count from 0, so the viewer opens page_numbers - 1.
+ */
 export function documentView(d: DocumentRow, layouts: PageLayoutView[]): DocumentView {
+  const pageNumbers = d.pageNumbers.filter((n) => Number.isInteger(n) && n >= 1);
   return {
-    id: d.id, className: d.className, pageNumbers: d.pageNumbers, pageLayouts: layouts, classificationConfidence: d.classificationConfidence,
+    id: d.id, className: d.className, pageNumbers, pageIndexes: pageNumbers.map((n) => n - 1), pageLayouts: layouts, classificationConfidence: d.classificationConfidence,
     hasPostProcessedPdf: d.postProcessedPdfPath !== null, fields: d.fields.map(fieldView),
   };
 }

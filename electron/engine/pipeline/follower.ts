@@ -108,6 +108,7 @@ export async function followRun(ctx: PipelineContext, run: RunRow, previousDelay
     msg: record.msg ?? null,
     startMs: record.start_timestamp ? Math.floor(record.start_timestamp / 1e6) : null,
     finishMs: record.finish_timestamp ? Math.floor(record.finish_timestamp / 1e6) : null,
+    record,
   });
   if (updated && (updated.status !== run.status || updated.msg !== run.msg)) ctx.emit('run', { run: updated });
   if (status === 'STOPPED_AT_CHECKPOINT') return policy.reviewMs;

@@ -9,12 +9,15 @@ function cell(v: unknown): string {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** One row per extracted field; documents without fields still get a row. */
+/**
+ * One row per extracted field; documents without fields still get a row. `pages` are the
+ * service's page_numbers, which count from 1 as people do: written as they are.
+ */
 export function resultsCsv(files: ResultFileRow[]): string {
   const rows: string[] = [CSV_COLUMNS.join(',')];
   for (const f of files) {
     f.documents.forEach((d, i) => {
-      const base = [f.originalFileName, i + 1, d.className, d.pageNumbers.map((p) => p + 1).join(' ')];
+      const base = [f.originalFileName, i + 1, d.className, d.pageNumbers.join(' ')];
       if (d.fields.length === 0) rows.push([...base, '', '', '', '', '', ''].map(cell).join(','));
       for (const x of d.fields) {
         rows.push([...base, x.name, x.value, x.type, x.confidenceModel, x.valid, x.errorMsg].map(cell).join(','));
@@ -24,6 +27,10 @@ export function resultsCsv(files: ResultFileRow[]): string {
   return `${rows.join('\r\n')}\r\n`;
 }
 
+/**
+ * The stored results in the service's terms: page_numbers from 1, source_coordinates' page_number
+ * from 0, alerts with their level and locations as sent, edit history with the time as sent.
+ */
 export function resultsJson(files: ResultFileRow[]): string {
   return JSON.stringify(
     files.map((f) => ({
@@ -36,7 +43,7 @@ export function resultsJson(files: ResultFileRow[]): string {
         post_processed_pdf_path: d.postProcessedPdfPath,
         fields: d.fields.map((x) => ({
           name: x.name, value: x.value, type: x.type, error_msg: x.errorMsg,
-          confidence: x.confidenceModel, valid: x.valid, alerts: x.alerts, source_coordinates: x.sourceCoordinates,
+          confidence: x.confidenceModel, valid: x.valid, alerts: x.alerts, source_coordinates: x.sourceCoordinates, edit_history: x.editHistory,
         })),
       })),
     })),

@@ -177,7 +177,8 @@ async function ensureRun(ctx: PipelineContext, b: BatchRow, plan: BatchPlan): Pr
     existing = runs.find((r) => (r.tags ?? []).includes(tag));
     if (runs.length < 500) break;
   }
-  const settings = runSettings(plan, b.name as string);
+  // PDF passwords go under the deployment's namespace segment, the one the client also uses for secrets.
+  const settings = runSettings(plan, b.name as string, ctx.client.config.namespace);
   const batchId = Number(b.serviceBatchId);
   const run =
     existing ??
@@ -191,6 +192,8 @@ async function ensureRun(ctx: PipelineContext, b: BatchRow, plan: BatchPlan): Pr
     deploymentId: t.type === 'deployment' ? t.id : null,
     appId: t.type === 'app' ? t.id : null,
     status: run.status ?? null,
+    // The run record as the service sent it (`recovered` is the client's own note, not part of it).
+    record: Object.fromEntries(Object.entries(run).filter(([k]) => k !== 'recovered')),
   });
   ctx.emit('run', { run: row });
   log(ctx, 'info', `run ${run.id} started for batch ${b.name}`);

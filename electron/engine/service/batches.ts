@@ -1,7 +1,7 @@
 /** Batches and batch files (spec 4.1). */
 import {
   parseBatchId, parseBatchInfo, parseBatchList, parseFileList, parseJobCreated,
-  type BatchInfo, type CreateBatchRequest, type FileNode, type ListBatchesQuery, type ListBatchFilesResponse,
+  type BatchInfoView, type CreateBatchRequest, type FileNode, type ListBatchesQuery, type ListBatchFilesResponse,
 } from '../../../shared/service/index.js';
 import { isServiceError } from './errors.js';
 import { FileSlice, identify } from './file-slice.js';
@@ -27,9 +27,9 @@ export function checkFileName(name: string): string {
 }
 
 /** Every batch matching the query, following limit/offset pages. */
-export async function listAllBatches(t: Transport, q: Omit<ListBatchesQuery, 'limit' | 'offset'>, o: CallOptions = {}): Promise<BatchInfo[]> {
+export async function listAllBatches(t: Transport, q: Omit<ListBatchesQuery, 'limit' | 'offset'>, o: CallOptions = {}): Promise<BatchInfoView[]> {
   const limit = 500;
-  const out: BatchInfo[] = [];
+  const out: BatchInfoView[] = [];
   for (let offset = 0; ; offset += limit) {
     const { batches } = await listBatches(t, { ...q, limit, offset }, o);
     out.push(...batches);
@@ -64,12 +64,12 @@ export async function createBatch(t: Transport, req: CreateBatchRequest, o: Call
 }
 
 /** GET /v2/batches */
-export function listBatches(t: Transport, q: ListBatchesQuery = {}, o: CallOptions = {}): Promise<{ batches: BatchInfo[] }> {
+export function listBatches(t: Transport, q: ListBatchesQuery = {}, o: CallOptions = {}): Promise<{ batches: BatchInfoView[] }> {
   return t.json({ op: 'listBatches', method: 'GET', path: '/v2/batches', query: { ...q }, idempotent: true, ok: [200], ...o }, parseBatchList);
 }
 
 /** GET /v2/batches/{batch_id}; 404 when the batch does not exist or access is denied. */
-export function getBatch(t: Transport, batchId: number, o: CallOptions = {}): Promise<BatchInfo> {
+export function getBatch(t: Transport, batchId: number, o: CallOptions = {}): Promise<BatchInfoView> {
   return t.json({ op: 'getBatch', method: 'GET', path: `/v2/batches/${seg(batchId)}`, idempotent: true, ok: [200], ...o }, parseBatchInfo);
 }
 

@@ -1,4 +1,5 @@
 /** Configuration of the service client, with the defaults it runs with. */
+import { DEFAULT_NAMESPACE } from '../../../shared/service/index.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (so `limit + 1` attempts at most). */
@@ -43,7 +44,14 @@ export interface ClientConfig {
   context?: string;
   /** Name of the context header; deployments name it differently. Default 'Svc-Context'. */
   contextHeader?: string;
-  /** The namespace segment of /v2/{ns}/secrets. Default 'svc'. */
+  /**
+   * The deployment's namespace segment, default 'svc' (the spec's name): used in the secrets path
+   * /v2/{ns}/secrets AND in run settings, runtime_config.{ns}.pdf.passwords (see `runtimeConfig`
+   * in shared/service/runs.ts); a deployment configured with another segment ignores passwords
+   * sent under `svc`.
+   */
+  namespace?: string;
+  /** The older name of `namespace`; `namespace` wins when both are given. */
   secretsNamespace?: string;
   /** Name of the retry-config header of the files API. Default 'Svc-Retry-Config'. */
   retryConfigHeader?: string;
@@ -66,7 +74,7 @@ export interface ResolvedConfig {
   baseUrl: string;
   context: string | undefined;
   contextHeader: string;
-  secretsNamespace: string;
+  namespace: string;
   retryConfigHeader: string;
   username: string | undefined;
   clockSkewMs: number;
@@ -113,13 +121,13 @@ export function resolveConfig(c: ClientConfig): ResolvedConfig {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(h)) throw new Error(`service client: ${name} "${h}" is not a valid header name`);
     return h;
   };
-  const ns = c.secretsNamespace ?? 'svc';
-  if (!/^[A-Za-z0-9._~-]+$/.test(ns)) throw new Error(`service client: secretsNamespace "${ns}" must be a single path segment`);
+  const ns = c.namespace ?? c.secretsNamespace ?? DEFAULT_NAMESPACE;
+  if (!/^[A-Za-z0-9._~-]+$/.test(ns) || ns === '.' || ns === '..') throw new Error(`service client: namespace "${ns}" must be a single path segment`);
   return {
     baseUrl: url.toString().replace(/\/+$/, ''),
     context: c.context,
     contextHeader: header('contextHeader', c.contextHeader, 'Svc-Context'),
-    secretsNamespace: ns,
+    namespace: ns,
     retryConfigHeader: header('retryConfigHeader', c.retryConfigHeader, 'Svc-Retry-Config'),
     username: c.username,
     clockSkewMs: positive('clockSkewMs', c.clockSkewMs ?? 5_000, true),

@@ -5,9 +5,9 @@
  * that are not idempotent are in http.ts.
  */
 import type {
-  AppRunRequest, AuditLogEntry, AuditLogQuery, BatchInfo, CreateBatchRequest, CreateSecretRequest, DeleteRunFlags,
-  DeleteRunResponse, DeploymentRunRequest, FileNode, JobStatus, ListBatchesQuery, ListBatchFilesResponse, ListRunsQuery,
-  PartRef, PathMetadata, ResultsQuery, SecretRecord, StartMultipartRequest, StartMultipartResponse, UpdateSecretRequest,
+  AppRunRequest, AuditLogEntry, AuditLogQuery, BatchInfoView, CreateBatchRequest, CreateSecretRequest, DeleteRunFlags,
+  DeleteRunResponse, DeploymentRunRequest, FileNode, JobStatusView, ListBatchesQuery, ListBatchFilesResponse, ListRunsQuery,
+  PartRef, PathMetadata, ResultsQuery, SecretRecordView, StartMultipartRequest, StartMultipartResponse, UpdateSecretRequest,
   UploadPartResponse,
 } from '../../../shared/service/index.js';
 import type { FolderTarget } from '../../../shared/hot-folder.js';
@@ -67,10 +67,10 @@ export class ServiceClient {
   createBatch(req: CreateBatchRequest, o?: CallOptions): Promise<CreatedBatch> {
     return createBatch(this.#t, req, o);
   }
-  listBatches(q?: ListBatchesQuery, o?: CallOptions): Promise<{ batches: BatchInfo[] }> {
+  listBatches(q?: ListBatchesQuery, o?: CallOptions): Promise<{ batches: BatchInfoView[] }> {
     return listBatches(this.#t, q, o);
   }
-  getBatch(batchId: number, o?: CallOptions): Promise<BatchInfo> {
+  getBatch(batchId: number, o?: CallOptions): Promise<BatchInfoView> {
     return getBatch(this.#t, batchId, o);
   }
   deleteBatch(batchId: number, o?: CallOptions): Promise<{ job_id: string }> {
@@ -107,13 +107,13 @@ export class ServiceClient {
   }
 
   // Jobs (4.3)
-  getJob(jobId: string, o?: CallOptions): Promise<JobStatus> {
+  getJob(jobId: string, o?: CallOptions): Promise<JobStatusView> {
     return getJob(this.#t, jobId, o);
   }
-  getBatchJob(jobId: string, o?: CallOptions): Promise<JobStatus> {
+  getBatchJob(jobId: string, o?: CallOptions): Promise<JobStatusView> {
     return getBatchJob(this.#t, jobId, o);
   }
-  waitForJob(jobId: string, o?: WaitJobOptions): Promise<JobStatus> {
+  waitForJob(jobId: string, o?: WaitJobOptions): Promise<JobStatusView> {
     return waitForJob(this.#t, jobId, o);
   }
 
@@ -151,7 +151,7 @@ export class ServiceClient {
   createSecret(req: CreateSecretRequest, o?: CallOptions): Promise<{ recovered: boolean }> {
     return createSecret(this.#t, req, o);
   }
-  listSecrets(q?: { workspace?: string; alias?: string }, o?: CallOptions): Promise<{ secrets: SecretRecord[] }> {
+  listSecrets(q?: { workspace?: string; alias?: string }, o?: CallOptions): Promise<{ secrets: SecretRecordView[] }> {
     return listSecrets(this.#t, q, o);
   }
   updateSecret(req: UpdateSecretRequest, o?: CallOptions): Promise<void> {

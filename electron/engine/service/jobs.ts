@@ -1,5 +1,5 @@
 /** Job status (spec 4.3, and the batch path kept for compatibility, spec 9.2). */
-import { parseJobCreated, parseJobStatus, type JobStatus } from '../../../shared/service/index.js';
+import { parseJobCreated, parseJobStatus, type JobStatusView } from '../../../shared/service/index.js';
 import { ServiceError } from './errors.js';
 import { seg, type Reply, type Transport } from './http.js';
 
@@ -8,12 +8,12 @@ export interface CallOptions {
 }
 
 /** GET /v2/jobs/{job_id} */
-export function getJob(t: Transport, jobId: string, o: CallOptions = {}): Promise<JobStatus> {
+export function getJob(t: Transport, jobId: string, o: CallOptions = {}): Promise<JobStatusView> {
   return t.json({ op: 'getJob', method: 'GET', path: `/v2/jobs/${seg(jobId)}`, idempotent: true, ok: [200], ...o }, parseJobStatus);
 }
 
 /** GET /v2/batches/jobs/{job_id} (backward-compatible path; behaves as getJob). */
-export function getBatchJob(t: Transport, jobId: string, o: CallOptions = {}): Promise<JobStatus> {
+export function getBatchJob(t: Transport, jobId: string, o: CallOptions = {}): Promise<JobStatusView> {
   return t.json({ op: 'getBatchJob', method: 'GET', path: `/v2/batches/jobs/${seg(jobId)}`, idempotent: true, ok: [200], ...o }, parseJobStatus);
 }
 

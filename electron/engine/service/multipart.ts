@@ -13,8 +13,11 @@ import { Semaphore } from './limit.js';
 const sessionPath = (sessionId: string): string => `/v2/batches/multipart-upload/sessions/${seg(sessionId)}`;
 
 /** POST /v2/batches/multipart-upload. Not idempotent: an ambiguous failure is reported as 'ambiguous'. */
-export function startMultipart(t: Transport, req: StartMultipartRequest, o: CallOptions = {}): Promise<StartMultipartResponse> {
-  return t.json({ op: 'startMultipart', method: 'POST', path: '/v2/batches/multipart-upload', json: req, idempotent: false, ok: [200, 201], ...o }, parseMultipartStart);
+export async function startMultipart(t: Transport, req: StartMultipartRequest, o: CallOptions = {}): Promise<StartMultipartResponse> {
+  const reply = await t.call({ op: 'startMultipart', method: 'POST', path: '/v2/batches/multipart-upload', json: req, idempotent: false, ok: [200, 201], ...o });
+  // 201 with the session in Location too: the id is taken from there when the body lacks it.
+  const loc = reply.headers.location;
+  return t.parseBody('startMultipart', reply, (raw) => parseMultipartStart(raw, Array.isArray(loc) ? loc[0] : loc));
 }
 
 /** The bytes of one part: in memory, or a range of a file (read when sent, checked against `expect`). */

@@ -1,14 +1,14 @@
 /** Runs: start through a deployment or an app, list, get, delete (spec 4.3b, 4.4, 4.5, 4.6). */
 import {
   parseDeleteRun, parseRunList, parseRunRecord,
-  type AppRunRequest, type DeleteRunFlags, type DeleteRunResponse, type DeploymentRunRequest, type ListRunsQuery, type RunRecord,
+  type AppRunRequest, type DeleteRunFlags, type DeleteRunResponse, type DeploymentRunRequest, type ListRunsQuery, type RunRecordView,
 } from '../../../shared/service/index.js';
 import { isServiceError } from './errors.js';
 import { seg, type Transport } from './http.js';
 import type { CallOptions } from './jobs.js';
 
-/** A run record that always has its id. */
-export type Run = RunRecord & { id: string };
+/** A run record that always has its id, and keeps in `extra` what its view does not name. */
+export type Run = RunRecordView;
 
 export interface StartedRun extends Run {
   /** True when the start failed ambiguously and the run it made was found by listing (see http.ts). */

@@ -1,12 +1,12 @@
 /** Organization secrets (spec 4.7) under /v2/{namespace}/secrets; the namespace is configurable. */
 import {
-  parseSecretList, type CreateSecretRequest, type SecretRecord, type UpdateSecretRequest,
+  parseSecretList, type CreateSecretRequest, type SecretRecordView, type UpdateSecretRequest,
 } from '../../../shared/service/index.js';
 import { isServiceError } from './errors.js';
 import type { Transport } from './http.js';
 import type { CallOptions } from './jobs.js';
 
-const path = (t: Transport): string => `/v2/${encodeURIComponent(t.cfg.secretsNamespace)}/secrets`;
+const path = (t: Transport): string => `/v2/${encodeURIComponent(t.cfg.namespace)}/secrets`;
 
 /**
  * POST /v2/{ns}/secrets. Not idempotent: after an ambiguous failure the alias is looked up and a
@@ -32,7 +32,7 @@ export async function createSecret(t: Transport, req: CreateSecretRequest, o: Ca
 }
 
 /** GET /v2/{ns}/secrets. Non-admins must give a workspace. */
-export function listSecrets(t: Transport, q: { workspace?: string; alias?: string } = {}, o: CallOptions = {}): Promise<{ secrets: SecretRecord[] }> {
+export function listSecrets(t: Transport, q: { workspace?: string; alias?: string } = {}, o: CallOptions = {}): Promise<{ secrets: SecretRecordView[] }> {
   return t.json({ op: 'listSecrets', method: 'GET', path: path(t), query: { ...q }, idempotent: true, ok: [200], ...o }, parseSecretList);
 }
 

@@ -4,7 +4,7 @@
  * A poll that fails with a retryable error (after the transport's own retries) does not end the
  * wait; any other error does.
  */
-import { TERMINAL_JOB_STATES, type JobStatus, type RunStatus } from '../../../shared/service/index.js';
+import { TERMINAL_JOB_STATES, type JobStatusView, type RunStatus } from '../../../shared/service/index.js';
 import { abortedError, pollDelay, sleep } from './backoff.js';
 import { ServiceError, isServiceError } from './errors.js';
 import type { Transport } from './http.js';
@@ -23,7 +23,7 @@ export interface WaitOptions extends CallOptions {
 export interface WaitJobOptions extends WaitOptions {
   /** Poll the batch job path (spec 9.2) instead of /v2/jobs. */
   batchPath?: boolean;
-  onPoll?: (job: JobStatus) => void;
+  onPoll?: (job: JobStatusView) => void;
 }
 
 /** Where a run stands, as a waiter reports it. Only complete, failed and cancelled are terminal. */
@@ -92,7 +92,7 @@ async function poll<T>(
 }
 
 /** Polls a job until COMPLETE, FAILED or CANCELLED and returns that status (a FAILED job is not an error). */
-export function waitForJob(t: Transport, jobId: string, o: WaitJobOptions = {}): Promise<JobStatus> {
+export function waitForJob(t: Transport, jobId: string, o: WaitJobOptions = {}): Promise<JobStatusView> {
   const call = o.signal ? { signal: o.signal } : {};
   return poll(
     'waitForJob',

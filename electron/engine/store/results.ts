@@ -1,8 +1,12 @@
 /**
  * Run results: raw pages (`result_pages`), the normalised rows (`result_files`, `documents`,
  * `fields`, `case_fields`) and downloaded artifacts (`artifacts`).
+ *
+ * Values keep the service's meaning: a document's page numbers count from 1 as the service's
+ * page_numbers do, source coordinates and page layouts from 0; alert levels and locations, edit
+ * times (with the text as sent) and chosen fields are kept as read (shared/service/parse-results.ts).
  */
-import type { AlertView, CoordinateView, EditView, ResultsPageView } from '../../../shared/service/index.js';
+import type { AlertView, CaseInputView, CoordinateView, EditView, ResultsPageView } from '../../../shared/service/index.js';
 import { bit, bool, type Db } from './db.js';
 
 export interface StoredPage {
@@ -33,6 +37,7 @@ export interface DocumentRow {
   id: number;
   resultFileId: number;
   className: string | null;
+  /** The service's page_numbers: pages of the file in this document, counted from 1. */
   pageNumbers: number[];
   finalResultPass: boolean | null;
   classificationConfidence: number | null;
@@ -55,11 +60,12 @@ export interface CaseFieldRow {
   id: number;
   name: string;
   value: string | null;
-  chosenField: string | null;
+  /** The input the value was taken from, as the service sent it (an object like the items of inputFields). */
+  chosenField: CaseInputView | null;
   errorMsg: string | null;
   valid: boolean | null;
   failures: { type: string | null; msg: string | null }[];
-  inputFields: { record_index: number | null; refined_phrase_name: string | null }[];
+  inputFields: CaseInputView[];
 }
 
 export interface ArtifactRow {
@@ -87,6 +93,18 @@ interface RawCase { id: number; name: string; value: string | null; chosen_field
 interface RawArtifact { id: number; run_id: number | null; document_id: number | null; service_path: string; local_path: string; size: number; complete: number; created_ms: number; updated_ms: number }
 
 const parse = <T>(s: string): T => JSON.parse(s) as T;
+
+/** case_fields.chosen_field: JSON of the object (migration 006); a bare name (never written since) reads as its refined_phrase_name. */
+function chosen(s: string | null): CaseInputView | null {
+  if (s === null) return null;
+  try {
+    const v = JSON.parse(s) as unknown;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as CaseInputView;
+  } catch {
+    // not JSON: a bare name
+  }
+  return { record_index: null, refined_phrase_name: s };
+}
 const field = (r: RawField): FieldRow => ({
   id: r.id, documentId: r.document_id, name: r.name, value: r.value, type: r.type, errorMsg: r.error_msg, confidenceModel: r.confidence_model,
   confidenceOcr: r.confidence_ocr, valid: bool(r.valid), alerts: parse(r.alerts_json), sourceCoordinates: parse(r.source_coordinates_json),
@@ -162,7 +180,7 @@ export function resultsQueries(db: Db, now: () => number = Date.now) {
       });
     });
     page.case_info.fields.forEach((c, i) => {
-      insCase.run(pageId, runId, i, c.name, c.value, c.chosen_field, c.error_msg, bit(c.validations?.valid),
+      insCase.run(pageId, runId, i, c.name, c.value, c.chosen_field === null ? null : JSON.stringify(c.chosen_field), c.error_msg, bit(c.validations?.valid),
         JSON.stringify(c.validations?.failures ?? []), JSON.stringify(c.input_fields));
       out.caseFields++;
     });
@@ -199,7 +217,7 @@ export function resultsQueries(db: Db, now: () => number = Date.now) {
     },
     caseFields(runId: number): CaseFieldRow[] {
       return casesOf.all(runId).map((c) => ({
-        id: c.id, name: c.name, value: c.value, chosenField: c.chosen_field, errorMsg: c.error_msg, valid: bool(c.valid),
+        id: c.id, name: c.name, value: c.value, chosenField: chosen(c.chosen_field), errorMsg: c.error_msg, valid: bool(c.valid),
         failures: parse(c.failures_json), inputFields: parse(c.input_fields_json),
       }));
     },

@@ -35,6 +35,11 @@ export interface RunRow {
   deletedMs: number | null;
   /** The service the run runs on (services.id). */
   serviceId: number | null;
+  /**
+   * The last run record the service sent, as read (its named members and `extra`, whatever the
+   * view does not name; migration 006), or null before one was seen.
+   */
+  record: Record<string, unknown> | null;
 }
 
 export interface JobRow {
@@ -57,7 +62,7 @@ interface RawBatch {
 interface RawRun {
   id: number; service_run_id: string; batch_id: number | null; deployment_id: string | null; app_id: string | null; status: RunStatus | null;
   msg: string | null; review_waiting: number; start_ms: number | null; finish_ms: number | null; created_ms: number; updated_ms: number;
-  results_stored_ms: number | null; deleted_ms: number | null; service_id: number | null;
+  results_stored_ms: number | null; deleted_ms: number | null; service_id: number | null; record_json: string | null;
 }
 interface RawJob { id: number; service_job_id: string; kind: string; run_id: number | null; batch_id: number | null; status: JobState | null; msg: string | null; created_ms: number; updated_ms: number; service_id: number | null }
 
@@ -69,7 +74,9 @@ const run = (r: RawRun): RunRow => ({
   id: r.id, serviceRunId: r.service_run_id, batchId: r.batch_id, deploymentId: r.deployment_id, appId: r.app_id, status: r.status, msg: r.msg,
   reviewWaiting: r.review_waiting === 1, startMs: r.start_ms, finishMs: r.finish_ms, createdMs: r.created_ms, updatedMs: r.updated_ms,
   resultsStoredMs: r.results_stored_ms, deletedMs: r.deleted_ms, serviceId: r.service_id,
+  record: r.record_json === null ? null : (JSON.parse(r.record_json) as Record<string, unknown>),
 });
+const recordJson = (v: object | null | undefined): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
 const job = (r: RawJob): JobRow => ({
   id: r.id, serviceJobId: r.service_job_id, kind: r.kind, runId: r.run_id, batchId: r.batch_id, status: r.status, msg: r.msg, createdMs: r.created_ms, updatedMs: r.updated_ms,
   serviceId: r.service_id,
@@ -93,18 +100,19 @@ export function runsQueries(db: Db, now: () => number = Date.now) {
   const closeBatch = db.prepare<[number, number]>('UPDATE batches SET closed_ms = coalesce(closed_ms, ?) WHERE id = ?');
   const deleteBatch = db.prepare<[number, number]>('UPDATE batches SET deleted_ms = coalesce(deleted_ms, ?) WHERE id = ?');
 
-  const insRun = db.prepare<[string, number | null, string | null, string | null, RunStatus | null, number, number, number | null], RawRun>(
-    `INSERT INTO runs (service_run_id, batch_id, deployment_id, app_id, status, created_ms, updated_ms, service_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (ifnull(service_id, 0), service_run_id) DO UPDATE SET batch_id = coalesce(runs.batch_id, excluded.batch_id) RETURNING *`);
+  const insRun = db.prepare<[string, number | null, string | null, string | null, RunStatus | null, number, number, number | null, string | null], RawRun>(
+    `INSERT INTO runs (service_run_id, batch_id, deployment_id, app_id, status, created_ms, updated_ms, service_id, record_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (ifnull(service_id, 0), service_run_id) DO UPDATE SET batch_id = coalesce(runs.batch_id, excluded.batch_id),
+       record_json = coalesce(excluded.record_json, runs.record_json) RETURNING *`);
   const runById = db.prepare<[number], RawRun>('SELECT * FROM runs WHERE id = ?');
   const runByService = db.prepare<[string], RawRun>('SELECT * FROM runs WHERE service_run_id = ? ORDER BY id DESC LIMIT 1');
   const runByBatch = db.prepare<[number], RawRun>('SELECT * FROM runs WHERE batch_id = ? ORDER BY id DESC LIMIT 1');
   const allRuns = db.prepare<[number], RawRun>('SELECT * FROM runs ORDER BY id DESC LIMIT ?');
   const activeRuns = db.prepare<{ service: number | null }, RawRun>(
     "SELECT * FROM runs WHERE (@service IS NULL OR service_id = @service) AND deleted_ms IS NULL AND (status IS NULL OR status NOT IN ('COMPLETE','FAILED','CANCELLED') OR (status = 'COMPLETE' AND results_stored_ms IS NULL)) ORDER BY id");
-  const setStatus = db.prepare<[RunStatus | null, string | null, number, number | null, number | null, number, number], RawRun>(
-    `UPDATE runs SET status = ?, msg = ?, review_waiting = ?, start_ms = coalesce(?, start_ms), finish_ms = coalesce(?, finish_ms), updated_ms = ?
-     WHERE id = ? RETURNING *`);
+  const setStatus = db.prepare<[RunStatus | null, string | null, number, number | null, number | null, number, string | null, number], RawRun>(
+    `UPDATE runs SET status = ?, msg = ?, review_waiting = ?, start_ms = coalesce(?, start_ms), finish_ms = coalesce(?, finish_ms), updated_ms = ?,
+       record_json = coalesce(?, record_json) WHERE id = ? RETURNING *`);
   const setStored = db.prepare<[number, number, number]>('UPDATE runs SET results_stored_ms = ?, updated_ms = ? WHERE id = ?');
   const setRunDeleted = db.prepare<[number, number]>('UPDATE runs SET deleted_ms = coalesce(deleted_ms, ?) WHERE id = ?');
 
@@ -153,10 +161,10 @@ export function runsQueries(db: Db, now: () => number = Date.now) {
       deleteBatch.run(now(), id);
     },
 
-    /** Records a run started on service `serviceId` (idempotent on the service and its run id). */
-    addRun(r: { serviceRunId: string; serviceId?: number | null; batchId?: number | null; deploymentId?: string | null; appId?: string | null; status?: RunStatus | null }): RunRow {
+    /** Records a run started on service `serviceId` (idempotent on the service and its run id); `record` is the run record as read, kept whole. */
+    addRun(r: { serviceRunId: string; serviceId?: number | null; batchId?: number | null; deploymentId?: string | null; appId?: string | null; status?: RunStatus | null; record?: object | null }): RunRow {
       const t = now();
-      return run(insRun.get(r.serviceRunId, r.batchId ?? null, r.deploymentId ?? null, r.appId ?? null, r.status ?? null, t, t, r.serviceId ?? null)!);
+      return run(insRun.get(r.serviceRunId, r.batchId ?? null, r.deploymentId ?? null, r.appId ?? null, r.status ?? null, t, t, r.serviceId ?? null, recordJson(r.record))!);
     },
     run(id: number): RunRow | undefined {
       const r = runById.get(id);
@@ -181,10 +189,11 @@ export function runsQueries(db: Db, now: () => number = Date.now) {
     },
     /**
      * Records the status seen on the service. Timestamps are Unix ms (null keeps the stored one);
-     * review_waiting is set exactly when the status is STOPPED_AT_CHECKPOINT.
+     * review_waiting is set exactly when the status is STOPPED_AT_CHECKPOINT. `record`, the run
+     * record as read (named members and `extra`), replaces the stored one; absent keeps it.
      */
-    setRunStatus(id: number, s: { status: RunStatus | null; msg?: string | null; startMs?: number | null; finishMs?: number | null }): RunRow | undefined {
-      const r = setStatus.get(s.status, s.msg ?? null, s.status === 'STOPPED_AT_CHECKPOINT' ? 1 : 0, ms(s.startMs), ms(s.finishMs), now(), id);
+    setRunStatus(id: number, s: { status: RunStatus | null; msg?: string | null; startMs?: number | null; finishMs?: number | null; record?: object | null }): RunRow | undefined {
+      const r = setStatus.get(s.status, s.msg ?? null, s.status === 'STOPPED_AT_CHECKPOINT' ? 1 : 0, ms(s.startMs), ms(s.finishMs), now(), recordJson(s.record), id);
       return r && run(r);
     },
     /** Marks that every results page of the run is stored. */

@@ -100,3 +100,16 @@ export function baseName(path: string | null): string {
   const parts = path.split(/[\\/]+/).filter(Boolean);
   return parts[parts.length - 1] ?? path;
 }
+
+/**
+ * A document's pages as people read them: the service's page_numbers already count from 1, so
+ * they are shown as they are. Long: "page 2", "pages 2–3", "no pages"; short: "p. 2", "pp. 2–3", "".
+ */
+export function formatPages(pageNumbers: readonly number[], style: 'long' | 'short' = 'long'): string {
+  const first = pageNumbers[0];
+  const last = pageNumbers[pageNumbers.length - 1];
+  if (first === undefined || last === undefined) return style === 'long' ? 'no pages' : '';
+  const one = style === 'long' ? 'page' : 'p.';
+  const many = style === 'long' ? 'pages' : 'pp.';
+  return pageNumbers.length === 1 ? `${one} ${first}` : `${many} ${first}–${last}`;
+}

@@ -70,7 +70,10 @@ export function padRect(r: Rect, pad: number, W: number, H: number): Rect {
   return { x, y, width: Math.min(W, r.x + r.width + pad) - x, height: Math.min(H, r.y + r.height + pad) - y };
 }
 
-/** The 0-based file page a box is on: its own page, else the document's first page, else 0. */
+/**
+ * The 0-based file page a box is on: its own page (source_coordinates count from 0), else the
+ * document's first page index (its page_numbers less one: they count from 1), else 0.
+ */
 export function boxPage(box: SourceBox, documentPages: readonly number[]): number {
   if (box.page !== null && Number.isInteger(box.page) && box.page >= 0) return box.page;
   return documentPages[0] ?? 0;

@@ -59,7 +59,7 @@ describe("a 200 whose body is not the expected JSON is a 'bad-response' error", 
   it('a job state outside the spec is a bad response, a lower-case one is read', async () => {
     srv.route('GET /v2/jobs/a', (_q, res) => json(res, 200, { state: 'complete', message: 'ok' }));
     srv.route('GET /v2/jobs/b', (_q, res) => json(res, 200, { state: 'EXPLODED' }));
-    expect(await client().getJob('a')).toEqual({ state: 'COMPLETE', message: 'ok' });
+    expect(await client().getJob('a')).toEqual({ state: 'COMPLETE', message: 'ok', extra: {} });
     expect((await failure(() => client().getJob('b'))).message).toMatch(/job state "EXPLODED" is not one of/);
   });
 
@@ -140,6 +140,7 @@ describe('configuration', () => {
     [{ baseUrl: 'http://x', token: 't', concurrency: 0 }, /concurrency/],
     [{ baseUrl: 'http://x', token: 't', contextHeader: 'bad header' }, /not a valid header name/],
     [{ baseUrl: 'http://x', token: 't', secretsNamespace: 'a/b' }, /single path segment/],
+    [{ baseUrl: 'http://x', token: 't', namespace: '..' }, /single path segment/],
     [{ baseUrl: 'http://x', token: 't', retry: { limit: -1 } }, /retry\.limit/],
   ] as [ClientConfig, RegExp][])('rejects %j', (cfg, msg) => {
     expect(() => new ServiceClient(cfg)).toThrow(msg);
@@ -147,7 +148,7 @@ describe('configuration', () => {
 
   it('fills the defaults named in the brief', () => {
     const c = new ServiceClient({ baseUrl: 'http://x/api/', token: 't' });
-    expect(c.config).toMatchObject({ baseUrl: 'http://x/api', contextHeader: 'Svc-Context', secretsNamespace: 'svc', concurrency: 8 });
+    expect(c.config).toMatchObject({ baseUrl: 'http://x/api', contextHeader: 'Svc-Context', namespace: 'svc', concurrency: 8 });
     c.close();
   });
 });

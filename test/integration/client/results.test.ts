@@ -7,7 +7,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultsPage, ServiceClient } from '../../../electron/engine/service/index.js';
-import { invoicePdf, invoiceText, type InvoiceOptions } from '../../helpers/pdf-fixtures.js';
+import { runSettings } from '../../../electron/engine/pipeline/plan.js';
+import { runtimeConfig } from '../../../shared/service/index.js';
+import { encryptPdf, invoicePdf, invoiceText, type InvoiceOptions } from '../../helpers/pdf-fixtures.js';
 import { clientEnv, failure, type ClientEnv } from './env.js';
 
 const GOOD: InvoiceOptions = { invoiceNumber: 'INV-1', invoiceDate: 'March 1, 2026', dueDate: '03/31/2026', total: '$80.00', vendor: 'Acme' };
@@ -74,7 +76,7 @@ describe('results paging (spec 4.6 rule 5)', () => {
     const third = pages.flatMap((p) => p.page.files).find((f) => f.original_file_name === 'r3.txt');
     const total = third?.documents[0]?.fields.find((f) => f.field_name === 'total_amount');
     expect(total?.validations?.valid).toBe(false);
-    expect(total?.validations?.alerts[0]).toMatchObject({ alert_level: 'ERROR', blocked: true });
+    expect(total?.validations?.alerts[0]).toMatchObject({ alert_level: 'FAILURE', blocked: true, locations: [{ field_name: 'total_amount' }] });
   });
 
   it('404 for the results of an unknown run', async () => {
@@ -108,6 +110,62 @@ describe('include_* flags (spec 4.6 rule 3)', () => {
     expect(doc?.validations?.final_result_pass).toBe(true);
     expect(doc?.classification_confidence?.model).toBeGreaterThan(0);
     expect(doc?.review_completed).toBe(false);
+  });
+});
+
+describe('the service\'s shapes, from the sandbox through the client (issue 11)', () => {
+  it('the raw page has them; the typed view reads them without loss', async () => {
+    const [first] = await all({ include_review_results: true, include_validation_results: true, include_source_info: true });
+    const raw = first!.raw as Record<string, any>;
+    // As sent: batch_id a string, keys a list, page_numbers from 1, no error_msg or post_processed_pdf_path to say nothing.
+    expect(typeof raw.batch_id).toBe('string');
+    expect(raw.keys).toEqual([{ custom: { currency: 'USD', min_confidence: 0.5 } }]);
+    const rawDoc = raw.files[0].documents[0];
+    expect(rawDoc.page_numbers).toEqual([1]);
+    expect(rawDoc.page_layouts.map((l: any) => l.page_number)).toEqual([0]);
+    expect(rawDoc).not.toHaveProperty('post_processed_pdf_path');
+    for (const f of rawDoc.fields) expect(f).not.toHaveProperty('error_msg');
+    const rawCase = raw.case_info.fields.find((c: any) => c.name === 'total_invoiced');
+    expect(rawCase.chosen_field).toEqual({ record_index: 0, refined_phrase_name: 'total_amount' });
+    // The view.
+    const page = first!.page;
+    expect(page.batch_id).toBe(raw.batch_id);
+    expect(page.keys.custom).toEqual({ currency: 'USD', min_confidence: 0.5 });
+    expect(page.files[0]!.documents[0]!.page_numbers).toEqual([1]);
+    expect(page.files[0]!.documents[0]!.fields[0]!.error_msg).toBeNull();
+    expect(page.case_info.fields.find((c) => c.name === 'total_invoiced')?.chosen_field).toEqual({ record_index: 0, refined_phrase_name: 'total_amount' });
+  });
+});
+
+describe('the namespace segment in run settings (issue 11)', () => {
+  it('a client and a sandbox configured with another segment: PDF passwords go under it, and only there do they open the PDF', async () => {
+    const acme = await clientEnv({ namespace: 'acme', pageDelayMs: 1 });
+    try {
+      const c = acme.client('admin-token', { namespace: 'acme' });
+      expect(c.config.namespace).toBe('acme');
+      const f = await acme.file('locked.pdf', await encryptPdf(await invoicePdf(GOOD), 'pw'));
+      const firstDoc = async (settings: object): Promise<{ value: string | null; error: string | null }> => {
+        const { id } = await c.createBatch({ name: `locked-${Math.random()}`, workspace: 'team' });
+        await c.putBatchFile(id, 'locked.pdf', f.path);
+        const run = await c.startDeploymentRun('sandbox-invoices', { batch_id: id, settings });
+        expect((await c.waitForRun(run.id, wait)).state).toBe('complete');
+        const field = (await c.getResults(run.id)).page.files[0]!.documents[0]!.fields.find((x) => x.field_name === 'invoice_number')!;
+        return { value: field.value, error: field.error_msg };
+      };
+      // What the engine sends for a hot folder with a PDF password: under the client's segment.
+      const settings = runSettings({ target: { type: 'deployment', id: 'sandbox-invoices' }, run: { tags: [], customKeys: {}, postProcessPdf: false, pdfPasswords: { locked: 'pw' } } }, 'b1', c.config.namespace);
+      expect(settings.runtime_config).toEqual({ acme: { pdf: { passwords: { locked: 'pw' } } } });
+      expect(await firstDoc(settings)).toEqual({ value: 'INV-1', error: null });
+      // Under the spec's `svc` this deployment ignores them: the PDF stays locked.
+      const svc = await firstDoc({ runtime_config: runtimeConfig('svc', { pdfPasswords: { locked: 'pw' } }) });
+      expect(svc.value).toBe('ERROR');
+      expect(svc.error).toMatch(/no matching password was given in runtime_config\.acme\.pdf\.passwords/);
+      // And the secrets path uses the same segment.
+      await c.createSecret({ alias: 's', value: 'v', allowed_workspaces_type: 'ALL' });
+      expect((await c.listSecrets()).secrets.map((s) => s.alias)).toEqual(['s']);
+    } finally {
+      await acme.close();
+    }
   });
 });
 

@@ -59,9 +59,9 @@ describe('secrets (spec 4.7)', () => {
   });
 
   it('the namespace segment is configurable: a service under /v2/acme/secrets', async () => {
-    const other = await clientEnv({ secretsNamespace: 'acme' });
+    const other = await clientEnv({ namespace: 'acme' });
     try {
-      const right = other.client('admin-token', { secretsNamespace: 'acme' });
+      const right = other.client('admin-token', { namespace: 'acme' });
       await right.createSecret({ alias: 'a', value: 'v', allowed_workspaces_type: 'ALL' });
       expect((await right.listSecrets()).secrets.map((s) => s.alias)).toEqual(['a']);
       expect(await failure(() => other.client().listSecrets())).toMatchObject({ status: 404 });

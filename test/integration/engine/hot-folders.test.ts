@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SINGLE_PUT_MAX } from '../../../electron/engine/pipeline/uploader.js';
 import type { FileRow, MultipartSession } from '../../../electron/engine/store/index.js';
 import { engineEnv, FAST_FOLDER, type EngineEnv } from '../../helpers/engine.js';
-import { corruptPdf, invoicePdf, invoiceText } from '../../helpers/pdf-fixtures.js';
+import { corruptPdf, encryptPdf, invoicePdf, invoiceText } from '../../helpers/pdf-fixtures.js';
 import { waitUntil } from '../../helpers/wait.js';
 
 let env: EngineEnv | undefined;
@@ -47,6 +47,26 @@ async function allServiceFileNames(e: EngineEnv): Promise<string[]> {
   for (const b of (await e.engine.client.listBatches({})).batches) names.push(...(await serviceBatchFiles(e, b.id)).keys());
   return names.sort();
 }
+
+describe('a deployment with another namespace segment (issue 11)', () => {
+  it('the folder\'s PDF passwords go under the client\'s segment, so an encrypted PDF opens; the run record is kept whole', async () => {
+    env = await engineEnv({ namespace: 'acme' }, {}, { namespace: 'acme' });
+    const e = env;
+    const inbox = e.dir('inbox');
+    await mkdir(inbox, { recursive: true });
+    await e.engine.start();
+    await e.engine.addFolder({ path: inbox, deployment: 'sandbox-invoices', ...FAST_FOLDER, run: { pdfPasswords: { 'Locked Invoice': 'pw-7' } } });
+    const pdf = await encryptPdf(await invoicePdf({ invoiceNumber: 'INV-77', invoiceDate: '2026-03-01', dueDate: '2026-03-31', total: '$7.00', vendor: 'Vault' }), 'pw-7');
+    await writeFile(join(inbox, 'Locked Invoice.pdf'), pdf);
+    await waitUntil(() => e.engine.store.files.countByState().done === 1, 'the encrypted PDF is done', 30_000);
+    const [f] = files(e);
+    const fields = Object.fromEntries(e.engine.store.results.resultsOfFile(f!.id)[0]!.documents[0]!.fields.map((x) => [x.name, x.value]));
+    expect(fields.invoice_number).toBe('INV-77');
+    const run = e.engine.store.runs.listRuns()[0]!;
+    expect(run.record).toMatchObject({ id: run.serviceRunId, status: 'COMPLETE', extra: {} });
+    expect(run.record).not.toHaveProperty('recovered');
+  });
+});
 
 describe('large files: "single PUT up to the service\'s suggested 10 MB, multipart above"', () => {
   it('an 11 MiB invoice goes up in 64 KiB parts, the store records the completed session with every part, and the run completes', async () => {

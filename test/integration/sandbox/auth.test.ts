@@ -8,7 +8,7 @@ import { networkInterfaces } from 'node:os';
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../../sandbox/index.js';
-import { caller, sandbox, waitFor, type Answer } from '../../helpers/sandbox.js';
+import { caller, locationJob, sandbox, waitFor, type Answer } from '../../helpers/sandbox.js';
 
 let sb: RunningSandbox;
 let admin: ReturnType<typeof caller>;
@@ -27,9 +27,9 @@ beforeAll(async () => {
   const run = await admin<{ id: string }>('POST', '/v2/apps/deployments/sandbox-invoices/runs', { batch_id: batchId });
   expect(run.status).toBe(202);
   runId = run.body.id;
-  const del = await admin<{ job_id: string }>('DELETE', '/v2/files/svc-drive/auth/nothing-here.txt');
+  const del = await admin('DELETE', '/v2/files/svc-drive/auth/nothing-here.txt');
   expect(del.status).toBe(202);
-  jobId = del.body.job_id;
+  jobId = locationJob(del);
 });
 
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caller, sandbox } from '../../helpers/sandbox.js';
+import { caller, locationJob, sandbox } from '../../helpers/sandbox.js';
 import { invoicePdf } from '../../helpers/pdf-fixtures.js';
 import type { RunningSandbox } from '../../../sandbox/index.js';
 import { makeBatch, results, startDeploymentRun, waitJob, waitRun, type Call } from './run-helpers.js';
@@ -48,7 +48,7 @@ beforeAll(async () => {
     before.results = await results(a, run.id, { include_source_info: true, include_confidence_scores: true, include_validation_results: true, include_review_results: true });
 
     for (const name of ['done.txt', 'pending.txt']) expect((await a('PUT', `/v2/files/${SCRATCH}/${name}`, `file ${name}`)).status).toBe(204);
-    before.doneJob = (await a('DELETE', `/v2/files/${SCRATCH}/done.txt`)).body.job_id;
+    before.doneJob = locationJob(await a('DELETE', `/v2/files/${SCRATCH}/done.txt`));
     expect((await waitJob(a, before.doneJob)).state).toBe('COMPLETE');
 
     const audit = await a('POST', '/v1/auditlogs', { size: 1000 });
@@ -57,7 +57,7 @@ beforeAll(async () => {
 
     const three = await makeBatch(a, { 'x1.pdf': before.bytes, 'x2.pdf': before.bytes, 'x3.pdf': before.bytes });
     before.runningRun = (await startDeploymentRun(a, 'sandbox-invoices', { batch_id: three })).id;
-    before.pendingJob = (await a('DELETE', `/v2/files/${SCRATCH}/pending.txt`)).body.job_id;
+    before.pendingJob = locationJob(await a('DELETE', `/v2/files/${SCRATCH}/pending.txt`));
     expect((await a('GET', `/v2/apps/runs/${before.runningRun}`)).body.status).toBe('RUNNING');
     expect((await a('GET', `/v2/jobs/${before.pendingJob}`)).body.state).toBe('PENDING');
   } finally {

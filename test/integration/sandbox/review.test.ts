@@ -69,7 +69,10 @@ describe('review checkpoint (spec 2.6 STOPPED_AT_CHECKPOINT; issue section 3)', 
     expect(total.edit_history.length).toBeGreaterThan(0);
     const entry = total.edit_history[0];
     expect(entry).toMatchObject({ user_id: expect.any(String), modifications: [{ message: expect.any(String) }] });
-    expect(Math.abs(entry.timestamp - Date.now())).toBeLessThan(60_000);
+    // As the service writes it: `MM/DD/YYYY HH:MM:SS`, UTC, no zone.
+    expect(entry.timestamp).toMatch(/^\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2}$/);
+    const [, mo, d, y, h, mi, s] = /^(\d+)\/(\d+)\/(\d+) (\d+):(\d+):(\d+)$/.exec(entry.timestamp)!.map(Number);
+    expect(Math.abs(Date.UTC(y!, mo! - 1, d!, h!, mi!, s!) - Date.now())).toBeLessThan(60_000);
 
     const bare = await results(admin, run.id);
     expect(bare.review_completed).toBe(true);

@@ -90,9 +90,15 @@ describe('run results (spec 2.8, 4.6)', () => {
       for (const file of res.files) {
         for (const doc of file.documents) {
           expect(Object.keys(doc)).toEqual(expect.arrayContaining(['class_name', 'page_numbers', 'fields']));
-          for (const k of b.doc) expect(k in doc, `document.${k} with ${[...on].join(',') || 'no flags'}`).toBe(on.has(flag));
+          for (const k of b.doc) {
+            // post_processed_pdf_path is left out where no PDF was generated (this run generates one for every document with pages).
+            const made = k !== 'post_processed_pdf_path' || doc.page_numbers.length > 0;
+            expect(k in doc, `document.${k} with ${[...on].join(',') || 'no flags'}`).toBe(on.has(flag) && made);
+          }
           for (const f of doc.fields) {
-            expect(Object.keys(f)).toEqual(expect.arrayContaining(['field_name', 'value', 'type', 'error_msg']));
+            expect(Object.keys(f)).toEqual(expect.arrayContaining(['field_name', 'value', 'type']));
+            // error_msg is there exactly when the field failed (absent, not null, otherwise).
+            expect('error_msg' in f, `${f.field_name}: ${f.value}`).toBe(f.value === 'ERROR');
             for (const k of b.field) expect(k in f, `field.${k} with ${[...on].join(',') || 'no flags'}`).toBe(on.has(flag));
           }
         }
@@ -113,8 +119,10 @@ describe('run results (spec 2.8, 4.6)', () => {
 
   it('carries the run-level fields, the custom keys and has_more false on the only page', async () => {
     const res = await results(admin, withPw.id);
-    expect(res).toMatchObject({ id: withPw.id, status: 'COMPLETE', batch_id: batchId, start_timestamp: withPw.start_timestamp, finish_timestamp: withPw.finish_timestamp, has_more: false });
-    expect(res.keys.custom).toMatchObject({ currency: 'USD' });
+    // batch_id is a string in the results body (an integer in the run record); keys a list of one object.
+    expect(res).toMatchObject({ id: withPw.id, status: 'COMPLETE', batch_id: String(batchId), start_timestamp: withPw.start_timestamp, finish_timestamp: withPw.finish_timestamp, has_more: false });
+    expect(withPw.batch_id).toBe(batchId);
+    expect(res.keys).toEqual([{ custom: expect.objectContaining({ currency: 'USD' }) }]);
     expect(res.files.map((f: any) => f.original_file_name).sort()).toEqual(['acme.pdf', 'broken.pdf', 'locked.pdf', 'multi.pdf']);
   });
 
@@ -131,16 +139,18 @@ describe('run results (spec 2.8, 4.6)', () => {
     });
     expect(doc.page_layouts).toEqual([{ page_number: 0, width: 612, height: 792 }]);
     for (const f of doc.fields) {
-      expect(f.error_msg).toBeNull();
+      expect(f).not.toHaveProperty('error_msg');
       expect(f.confidence.model).toBeGreaterThan(0);
       expect(f.confidence.model).toBeLessThanOrEqual(1);
       expect(f.source_coordinates[0].page_number).toBe(0);
     }
   });
 
-  it('splits the two-class PDF into an Invoice of pages 0-1 and a Receipt of page 2', async () => {
-    const multi = fileNamed(await results(admin, withPw.id), 'multi.pdf');
-    expect(multi.documents.map((d: any) => [d.class_name, d.page_numbers])).toEqual([['Invoice', [0, 1]], ['Receipt', [2]]]);
+  it('splits the two-class PDF into an Invoice of pages 1-2 and a Receipt of page 3 (page_numbers from 1; layouts and boxes from 0)', async () => {
+    const multi = fileNamed(await results(admin, withPw.id, { include_source_info: true }), 'multi.pdf');
+    expect(multi.documents.map((d: any) => [d.class_name, d.page_numbers])).toEqual([['Invoice', [1, 2]], ['Receipt', [3]]]);
+    expect(multi.documents.map((d: any) => d.page_layouts.map((l: any) => l.page_number))).toEqual([[0, 1], [2]]);
+    expect(multi.documents[1].fields.find((f: any) => f.field_name === 'merchant').source_coordinates[0].page_number).toBe(2);
     expect(values(multi.documents[0])).toMatchObject({ invoice_number: MULTI_CLASS.invoice.invoiceNumber, Vendor_Name: MULTI_CLASS.invoice.vendor });
     expect(values(multi.documents[1])).toMatchObject({ merchant: MULTI_CLASS.receipt.merchant, total_amount: '12.75' });
   });
@@ -167,7 +177,7 @@ describe('run results (spec 2.8, 4.6)', () => {
     }
   });
 
-  it('generate_post_process_pdf gives one PDF per document readable through /v2/files; without it the path is null (rule 4)', async () => {
+  it('generate_post_process_pdf gives one PDF per document readable through /v2/files; without it the path is absent (rule 4)', async () => {
     const res = await results(admin, withPw.id, { include_source_info: true });
     const docs = ['acme.pdf', 'multi.pdf', 'locked.pdf'].flatMap((n) => fileNamed(res, n).documents);
     expect(docs).toHaveLength(4);
@@ -181,7 +191,7 @@ describe('run results (spec 2.8, 4.6)', () => {
       expect(pdf.getPageCount()).toBe(doc.page_numbers.length);
     }
     const plain = await results(admin, withoutPw.id, { include_source_info: true });
-    for (const doc of plain.files.flatMap((f: any) => f.documents)) expect(doc.post_processed_pdf_path).toBeNull();
+    for (const doc of plain.files.flatMap((f: any) => f.documents)) expect(doc).not.toHaveProperty('post_processed_pdf_path');
   });
 
   it('pages files by file_offset with has_more (rule 5): page size 2 and 5 files give 2, 2, 1', async () => {
@@ -227,7 +237,7 @@ describe('run request validation (spec 4.4, 2.7)', () => {
     const ok = await post({ batch_id: batchId, settings: { keys: { custom: { currency: 'EUR' } } } });
     expect(ok.status).toBe(202);
     await waitRun(admin, ok.body.id);
-    expect((await results(admin, ok.body.id)).keys.custom).toMatchObject({ currency: 'EUR', min_confidence: 0.5 });
+    expect((await results(admin, ok.body.id)).keys[0].custom).toMatchObject({ currency: 'EUR', min_confidence: 0.5 });
   });
 
   it('400 for a secret key the deployment does not define or a secret missing from the vault', async () => {

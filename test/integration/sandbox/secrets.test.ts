@@ -230,8 +230,8 @@ describe('DELETE (spec 4.7: JSON body {alias})', () => {
 });
 
 describe('namespace segment (spec 4.7: "svc" stands for the service-specific segment)', () => {
-  it('a sandbox started with secretsNamespace "acme" answers /v2/acme/secrets and 404s /v2/svc/secrets', async () => {
-    const acme = await sandbox({ secretsNamespace: 'acme' });
+  it('a sandbox started with namespace "acme" answers /v2/acme/secrets and 404s /v2/svc/secrets', async () => {
+    const acme = await sandbox({ namespace: 'acme' });
     try {
       const call = caller(acme.url, 'admin-token');
       expect((await call('POST', '/v2/acme/secrets', { alias: 'k', value: 'v', allowed_workspaces_type: 'ALL' })).status).toBe(200);

@@ -1,7 +1,7 @@
 /** Pure helpers of the Runs and Results screens: snippets, status badges, durations, keyboard moves. */
 import { describe, expect, it } from 'vitest';
 import { listMove, treeMove, type TreeRow } from '../../../renderer/src/lib/keys.js';
-import { confidenceTone, formatConfidence, formatDuration, runBadge, runDurationMs, runTarget } from '../../../renderer/src/lib/run-format.js';
+import { confidenceTone, formatConfidence, formatDuration, formatPages, runBadge, runDurationMs, runTarget } from '../../../renderer/src/lib/run-format.js';
 import { snippetSegments, snippetText } from '../../../renderer/src/lib/snippet.js';
 
 describe('snippetSegments', () => {
@@ -87,5 +87,17 @@ describe('keyboard moves', () => {
     expect(treeMove('ArrowLeft', rows, 2)).toEqual({ kind: 'none' });
     expect(treeMove('Enter', rows, 2)).toEqual({ kind: 'activate', index: 2 });
     expect(treeMove('ArrowDown', rows, 1)).toEqual({ kind: 'focus', index: 2 });
+  });
+});
+
+describe('formatPages: the service\'s page_numbers count from 1 and are shown as they are', () => {
+  it.each<[number[], string, string]>([
+    [[], 'no pages', ''],
+    [[1], 'page 1', 'p. 1'],
+    [[2, 3], 'pages 2–3', 'pp. 2–3'],
+    [[3, 4, 5], 'pages 3–5', 'pp. 3–5'],
+  ])('%j: %j / %j', (pages, long, short) => {
+    expect(formatPages(pages)).toBe(long);
+    expect(formatPages(pages, 'short')).toBe(short);
   });
 });

@@ -90,7 +90,9 @@ describe('processFile on a PDF invoice', () => {
     expect(file.documents).toHaveLength(1);
     const doc = file.documents[0]!;
     expect(doc.class_name).toBe('Invoice');
-    expect(doc.page_numbers).toEqual([0]);
+    // page_numbers count from 1 (a one-page document is [1]); page_layouts from 0.
+    expect(doc.page_numbers).toEqual([1]);
+    expect(doc.page_layouts?.map((l) => l.page_number)).toEqual([0]);
     expect(values(doc)).toEqual({
       invoice_number: 'INV-1001',
       invoice_date: '2026-03-01',
@@ -110,9 +112,12 @@ describe('processFile on a PDF invoice', () => {
       expect(f.confidence?.model).toBeGreaterThan(0);
       expect(f.validations).toEqual({ valid: true, alerts: [] });
       expect(f.edit_history).toEqual([]);
-      expect(f.error_msg).toBeNull();
+      // Left out when there is no error, as the service does (not null).
+      expect(f).not.toHaveProperty('error_msg');
     }
-    expect(doc).toMatchObject({ review_completed: false, class_edit_history: [], post_processed_paths: [], post_processed_pdf_path: null });
+    expect(doc).toMatchObject({ review_completed: false, class_edit_history: [], post_processed_paths: [] });
+    // No PDF generated: the path is absent, not null.
+    expect(doc).not.toHaveProperty('post_processed_pdf_path');
   });
 
   it('gives page layouts and top-left coordinates near the drawn text', async () => {
@@ -150,18 +155,18 @@ describe('processFile on a PDF invoice', () => {
     const due = field(doc, 'due_date');
     expect(due.validations?.valid).toBe(false);
     expect(due.validations?.alerts).toEqual([
-      { alert_level: 'WARNING', msg: 'due_date 2026-02-01 is before invoice_date 2026-03-01', blocked: false, type: 'consistency', locations: ['due_date'] },
+      { alert_level: 'WARNING', msg: 'due_date 2026-02-01 is before invoice_date 2026-03-01', blocked: false, type: 'consistency', locations: [{ field_name: 'due_date' }] },
     ]);
     // A WARNING does not fail the document.
     expect(doc.validations?.final_result_pass).toBe(true);
   });
 
-  it('reports a total that is not a number as an ERROR', async () => {
+  it('reports a total that is not a number as a FAILURE, blocked, with its location as an object', async () => {
     const doc = (await run('tbd.pdf', await invoicePdf({ ...INVOICE, total: 'TBD' }))).documents[0]!;
     const total = field(doc, 'total_amount');
     expect(total.value).toBe('TBD');
     expect(total.validations?.valid).toBe(false);
-    expect(total.validations?.alerts[0]).toMatchObject({ alert_level: 'ERROR', type: 'type', locations: ['total_amount'] });
+    expect(total.validations?.alerts[0]).toEqual({ alert_level: 'FAILURE', msg: 'total_amount is not a number: "TBD"', blocked: true, type: 'type', locations: [{ field_name: 'total_amount' }] });
     expect(doc.validations?.final_result_pass).toBe(false);
   });
 
@@ -178,13 +183,15 @@ describe('processFile splitting and classes', () => {
     const file = await run('multi.pdf', await multiClassPdf());
     expect(file.page_count).toBe(3);
     expect(file.documents.map((d) => [d.class_name, d.page_numbers])).toEqual([
-      ['Invoice', [0, 1]],
-      ['Receipt', [2]],
+      ['Invoice', [1, 2]],
+      ['Receipt', [3]],
     ]);
     const [invoice, receipt] = file.documents;
     expect(values(invoice)).toMatchObject({ invoice_number: 'INV-2001', total_amount: '500.00', Vendor_Name: 'Northwind Traders', _1st_Line_Item: 'Annual license' });
     expect(values(receipt)).toEqual({ merchant: 'Corner Cafe', receipt_date: '2026-03-15', total_amount: '12.75', payment_method: 'VISA' });
+    // page_numbers [1, 2] go with page_layouts 0 and 1; the receipt (page_numbers [3]) has its boxes on page index 2.
     expect(invoice!.page_layouts?.map((l) => l.page_number)).toEqual([0, 1]);
+    expect(receipt!.page_layouts?.map((l) => l.page_number)).toEqual([2]);
     expect(field(receipt, 'total_amount').source_coordinates?.[0]?.page_number).toBe(2);
   });
 
@@ -208,7 +215,7 @@ describe('processFile on plain text', () => {
     expect(file.page_count).toBe(2);
     const doc = file.documents[0]!;
     expect(doc.class_name).toBe('Invoice');
-    expect(doc.page_numbers).toEqual([0, 1]);
+    expect(doc.page_numbers).toEqual([1, 2]);
     expect(values(doc)).toEqual({
       invoice_number: 'INV-1001',
       invoice_date: '2026-03-01',
@@ -242,6 +249,10 @@ describe('processFile on unreadable input', () => {
       expect(file.documents[0]!.class_name).toBe('Invoice');
       expect(values(file.documents[0])).toMatchObject({ invoice_number: 'INV-1001', total_amount: '1234.50' });
     }
+
+    // The message names the deployment's namespace segment, where the passwords are read.
+    const other = await processFile(await put('locked-acme.pdf', bytes), 'locked-acme.pdf', '/input/locked-acme.pdf', { passwords: {}, namespace: 'acme' });
+    expectErrorDocument(other, /^PDF is encrypted and no matching password was given in runtime_config\.acme\.pdf\.passwords$/);
   });
 
   it('reports a corrupt PDF', async () => {
@@ -257,7 +268,7 @@ describe('processFile on unreadable input', () => {
     const file = await run('scan.pdf', await noTextPdf());
     expectErrorDocument(file, /^no text layer: page 1 has no extractable text$/);
     expect(file.page_count).toBe(1);
-    expect(file.documents[0]!.page_numbers).toEqual([0]);
+    expect(file.documents[0]!.page_numbers).toEqual([1]);
     expect(file.documents[0]!.page_layouts).toEqual([{ page_number: 0, width: 612, height: 792 }]);
   });
 
@@ -293,13 +304,16 @@ describe('buildCaseInfo', () => {
         { record_index: 1, refined_phrase_name: 'total_amount' },
         { record_index: 4, refined_phrase_name: 'total_amount' },
       ],
-      chosen_field: 'total_amount',
-      error_msg: null,
+      // An object like the items of input_fields, never a string; error_msg is left out.
+      chosen_field: { record_index: 0, refined_phrase_name: 'total_amount' },
       edit_history: [],
       validations: { valid: true, failures: [] },
     });
     expect(get('total_receipts')?.value).toBe('12.75');
     expect(get('vendors')?.value).toBe('Acme Supplies Ltd.; Northwind Traders');
+    expect(get('vendors')?.chosen_field).toEqual({ record_index: 0, refined_phrase_name: 'Vendor_Name' });
+    expect(get('invoice_count')?.chosen_field).toBeNull();
+    for (const f of info.fields) expect(f).not.toHaveProperty('error_msg');
   });
 });
 
@@ -314,6 +328,9 @@ describe('writeDocumentPdf', () => {
       counts.push(await pdfPageCount(out));
     }
     expect(counts).toEqual([2, 1]);
+    // page_numbers count from 1: the receipt's PDF is page 3 of the source, not page 4 (none) or 2.
+    expect(values((await run('receipt-copy.pdf', await readFile(path.join(dir, 'split-1.pdf')))).documents[0])).toMatchObject({ merchant: 'Corner Cafe' });
+    expect(values((await run('invoice-copy.pdf', await readFile(path.join(dir, 'split-0.pdf')))).documents[0])).toMatchObject({ invoice_number: 'INV-2001' });
   });
 
   it('renders the text of a text source and of an encrypted PDF', async () => {

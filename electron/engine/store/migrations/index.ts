@@ -8,8 +8,9 @@ import { search } from './002-search.js';
 import { batchPlan } from './003-batch-plan.js';
 import { searchSplit } from './004-search-split.js';
 import { serviceKeys } from './005-service-keys.js';
+import { serviceShapes } from './006-service-shapes.js';
 import { folderProblems } from './007-folder-problems.js';
 
 export type Migration = (db: Db) => void;
 
-export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceKeys, folderProblems];
+export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceKeys, serviceShapes, folderProblems];

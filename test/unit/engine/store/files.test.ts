@@ -170,4 +170,16 @@ describe('folders, batches, runs and jobs', () => {
     expect(s.runs.pendingJobs()).toEqual([]);
     expect(s.runs.job('job-9')?.status).toBe('COMPLETE');
   });
+
+  it('the run record the service sent is kept whole, members no view names included (issue 11)', () => {
+    const sent = { id: 'run_x', status: 'RUNNING', batch_id: 4, extra: { owner: 'admin', priority: 3, output: { workspace: 'team' } } };
+    const r = s.runs.addRun({ serviceRunId: 'run_x', status: 'RUNNING', record: sent });
+    expect(r.record).toEqual(sent);
+    // Adding the same run again without a record keeps it; a later status brings the newer record.
+    expect(s.runs.addRun({ serviceRunId: 'run_x' }).record).toEqual(sent);
+    const later = { ...sent, status: 'COMPLETE', extra: { ...sent.extra, priority: 1 } };
+    expect(s.runs.setRunStatus(r.id, { status: 'COMPLETE', record: later })?.record).toEqual(later);
+    expect(s.runs.setRunStatus(r.id, { status: 'COMPLETE' })?.record).toEqual(later);
+    expect(s.runs.addRun({ serviceRunId: 'run_y' }).record).toBeNull();
+  });
 });

@@ -9,6 +9,7 @@ import {
 } from '../../../../electron/engine/store/index.js';
 import { resultsQueries } from '../../../../electron/engine/store/results.js';
 import { parseResultsPage } from '../../../../shared/service/index.js';
+import { serviceShapes } from '../../../../electron/engine/store/migrations/006-service-shapes.js';
 import { resultsPage, tempStore, type TempStore } from './fixtures.js';
 
 let t: TempStore;
@@ -110,6 +111,47 @@ describe('migrations: numbered, in order, tracked with user_version', () => {
     expect(userVersion(again)).toBe(MIGRATIONS.length + 1);
     expect(again.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'files'").get()).toEqual({ n: 0 });
     again.close();
+  });
+});
+
+describe('006: the service\'s shapes (issue 11)', () => {
+  const before006 = () => MIGRATIONS.slice(0, MIGRATIONS.indexOf(serviceShapes));
+
+  /** A store just before 006 holding one run in the older sandbox's shapes and one in the service's. */
+  function oldStore(): { oldRun: number; newRun: number } {
+    const old = openDatabase(t.path);
+    migrate(old, before006());
+    const run = (id: string) => (old.prepare('INSERT INTO runs (service_run_id, created_ms, updated_ms) VALUES (?, 0, 0) RETURNING id').get(id) as { id: number }).id;
+    const oldRun = run('run_old');
+    const newRun = run('run_new');
+    // The older sandbox: page_numbers from 0, chosen_field a bare name (written here as that version did).
+    const files = (resultsPage().files as { documents: { page_numbers: number[] }[] }[]).map((f) => ({ ...f, documents: f.documents.map((d) => ({ ...d, page_numbers: d.page_numbers.map((n) => n - 1) })) }));
+    const oldPage = resultsPage({ files });
+    resultsQueries(old).storeResultsPage(oldRun, oldPage, parseResultsPage(oldPage), 0);
+    old.prepare("UPDATE case_fields SET chosen_field = 'total_amount' WHERE chosen_field IS NOT NULL").run();
+    resultsQueries(old).storeResultsPage(newRun, resultsPage(), parseResultsPage(resultsPage()), 0);
+    old.close();
+    return { oldRun, newRun };
+  }
+
+  it('results of the older sandbox (pages from 0) count from 1 afterwards; the service\'s are left as they were', () => {
+    const { oldRun, newRun } = oldStore();
+    const s = t.open();
+    const pages = (run: number) => s.results.filesOfRun(run).map((f) => f.documents.map((d) => d.pageNumbers));
+    expect(pages(oldRun)).toEqual([[[1, 2]], [[1], [2, 3]]]);
+    expect(pages(newRun)).toEqual([[[1, 2]], [[1], [2, 3]]]);
+    // Boxes and the raw pages are untouched: they count from 0 in both shapes, and raw stays as received.
+    expect(s.results.filesOfRun(oldRun)[0]!.documents[0]!.fields[2]!.sourceCoordinates[0]!.page_number).toBe(1);
+    expect((s.results.rawPages(oldRun)[0]!.raw as { files: { documents: { page_numbers: number[] }[] }[] }).files[0]!.documents[0]!.page_numbers).toEqual([0, 1]);
+  });
+
+  it('a bare chosen_field name becomes the object of its input; objects stay; run records get a column', () => {
+    const { oldRun, newRun } = oldStore();
+    const s = t.open();
+    expect(s.results.caseFields(oldRun).map((c) => c.chosenField)).toEqual([{ record_index: 0, refined_phrase_name: 'total_amount' }, null]);
+    expect(s.results.caseFields(newRun).map((c) => c.chosenField)).toEqual([{ record_index: 0, refined_phrase_name: 'total_amount' }, null]);
+    expect(s.runs.run(oldRun)?.record).toBeNull();
+    expect(() => s.db.prepare("UPDATE runs SET record_json = 'not json' WHERE id = ?").run(oldRun)).toThrow(/CHECK/);
   });
 });
 

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../../../electron/engine/store/index.js';
 import { parseResultsPage } from '../../../../shared/service/index.js';
-import { resultsPage, tempStore, type TempStore } from './fixtures.js';
+import { EDIT_TEXT, resultsPage, tempStore, type TempStore } from './fixtures.js';
 
 let t: TempStore;
 let s: Store;
@@ -37,7 +37,7 @@ describe('storeResultsPage: raw page and normalised rows', () => {
     expect(files.map((f) => f.originalFileName)).toEqual(['Rechnung Müller 2026-03.pdf', 'scan_0007.pdf']);
     const invoice = files[0]!.documents[0]!;
     expect(invoice).toMatchObject({
-      className: 'Invoice', pageNumbers: [0, 1], finalResultPass: false, classificationConfidence: 0.88, reviewCompleted: false,
+      className: 'Invoice', pageNumbers: [1, 2], finalResultPass: false, classificationConfidence: 0.88, reviewCompleted: false,
       postProcessedPdfPath: 'svc-drive/workspaces/team/batches/17/out/Rechnung_Muller_2026-03.pdf',
     });
     expect(invoice.fields.map((f) => f.name)).toEqual(['supplier_name', 'invoice_number', 'total_amount', 'due_date']);
@@ -45,18 +45,38 @@ describe('storeResultsPage: raw page and normalised rows', () => {
     expect(invoice.fields[2]).toMatchObject({
       value: '1234.50', type: 'NUMBER', confidenceModel: 0.61, confidenceOcr: 0.9, valid: false, isError: false,
       sourceCoordinates: [{ top_x: 0.1, top_y: 0.2, bottom_x: 0.4, bottom_y: 0.25, page_number: 1 }],
-      alerts: [{ alert_level: 'WARNING', msg: 'confidence below 0.8', blocked: false, type: 'min_confidence', locations: ['total_amount'] }],
+      alerts: [{ alert_level: 'FAILURE', msg: 'confidence below 0.8', blocked: false, type: 'min_confidence', locations: [{ field_name: 'total_amount' }] }],
     });
-    expect(invoice.fields[2]!.editHistory[0]?.modifications).toEqual([{ message: 'value changed from 1234.00' }]);
+    expect(invoice.fields[2]!.editHistory).toEqual([
+      { timestamp: Date.UTC(2026, 10, 1, 9, 30), timestamp_text: EDIT_TEXT, user_id: 'u-7', modifications: [{ message: 'value changed from 1234.00' }] },
+    ]);
     expect(files[1]!.documents.map((d) => [d.className, d.pageNumbers, d.fields.length, d.postProcessedPdfPath])).toEqual([
-      ['Receipt', [0], 1, null], ['Cover Letter', [1, 2], 0, null],
+      ['Receipt', [1], 1, null], ['Cover Letter', [2, 3], 0, null],
     ]);
 
     expect(s.results.errorFields(run.id).map((f) => [f.name, f.value, f.errorMsg])).toEqual([['due_date', 'ERROR', 'no date found on the page']]);
     expect(s.results.caseFields(run.id)).toEqual([
-      { id: expect.any(Number), name: 'case_total', value: '1234.50', chosenField: 'total_amount', errorMsg: null, valid: true, failures: [], inputFields: [{ record_index: 0, refined_phrase_name: 'total_amount' }] },
+      { id: expect.any(Number), name: 'case_total', value: '1234.50', chosenField: { record_index: 0, refined_phrase_name: 'total_amount' }, errorMsg: null, valid: true, failures: [], inputFields: [{ record_index: 0, refined_phrase_name: 'total_amount' }] },
       { id: expect.any(Number), name: 'case_due', value: null, chosenField: null, errorMsg: 'no input', valid: false, failures: [{ type: 'required', msg: 'due date missing' }], inputFields: [] },
     ]);
+  });
+
+  it('keeps what the service sent in its own terms: pages from 1, boxes from 0, open alert levels, object locations, chosen_field objects whole', () => {
+    const run = s.runs.addRun({ serviceRunId: 'run_8f2a' });
+    const raw = resultsPage({
+      case_info: { fields: [{ name: 'c', value: 'v', input_fields: [{ record_index: 2, refined_phrase_name: 'total_amount', weight: 1 }], chosen_field: { record_index: 2, refined_phrase_name: 'total_amount', why: 'highest confidence' } }] },
+    });
+    const [, , total] = (raw.files as { documents: { fields: Record<string, unknown>[] }[] }[])[0]!.documents[0]!.fields;
+    total!.validations = { valid: false, alerts: [{ alert_level: 'Needs-Review', msg: 'm', blocked: false, type: 't', locations: [{ field_name: 'total_amount', page: 1 }] }] };
+    ingest(run.id, raw);
+    const doc = s.results.filesOfRun(run.id)[0]!.documents[0]!;
+    expect(doc.pageNumbers).toEqual([1, 2]);
+    expect(doc.fields[2]!.sourceCoordinates[0]!.page_number).toBe(1);
+    expect(doc.fields[2]!.alerts).toEqual([{ alert_level: 'Needs-Review', msg: 'm', blocked: false, type: 't', locations: [{ field_name: 'total_amount', page: 1 }] }]);
+    expect(s.results.caseFields(run.id)[0]).toMatchObject({
+      chosenField: { record_index: 2, refined_phrase_name: 'total_amount', why: 'highest confidence' },
+      inputFields: [{ record_index: 2, refined_phrase_name: 'total_amount', weight: 1 }],
+    });
   });
 
   it('links a result file to the local file that was uploaded to its input_file_path', () => {
