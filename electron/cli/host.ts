@@ -2,7 +2,7 @@
  * What the docsync commands share: the data home, the local store, the service connection and
  * the engine built on them. Commands that only read the store never touch the service.
  */
-import { resolveConnection, type Connection } from '../engine/config/connection.js';
+import { clientConfigOf, resolveConnection, type Connection } from '../engine/config/connection.js';
 import { KeytarStore } from '../engine/config/credentials.js';
 import { Engine } from '../engine/engine.js';
 import { isServiceError, ServiceClient } from '../engine/service/index.js';
@@ -44,8 +44,8 @@ export async function verifyConnection(conn: Pick<Connection, 'url' | 'token' | 
   }
 }
 
-export function serviceClient(conn: Pick<Connection, 'url' | 'token' | 'context'>): ServiceClient {
-  return new ServiceClient({ baseUrl: conn.url, token: conn.token, ...(conn.context !== undefined ? { context: conn.context } : {}) });
+export function serviceClient(conn: Pick<Connection, 'url' | 'token' | 'context' | 'namespace'>): ServiceClient {
+  return new ServiceClient(clientConfigOf(conn));
 }
 
 export interface Host {

@@ -18,7 +18,7 @@ Commands:
   sandbox    run the local sandbox service
   help       show this help
 Listing commands take --json. Environment: DOCSYNC_HOME (data folder), DOCSYNC_URL, DOCSYNC_TOKEN,
-DOCSYNC_CONTEXT (override the saved connection), DOCSYNC_DEBUG (stack traces).`;
+DOCSYNC_CONTEXT, DOCSYNC_NAMESPACE (override the saved connection), DOCSYNC_DEBUG (stack traces).`;
 
 type Run = (argv: string[]) => Promise<number | void> | number | void;
 interface Command {

@@ -27,7 +27,7 @@ export const MAX_STAGED_BYTES = 200 * 1024 * 1024;
 export const REQUEST_CHECKS = {
   'app.info': none,
   'connection.test': obj({ url: str({ min: 1, max: 2000 }), token: optional(str({ max: 10_000 })), context: optional(str({ max: 200 })) }),
-  'connection.signIn': obj({ url: str({ min: 1, max: 2000 }), token: str({ min: 1, max: 10_000 }), context: optional(str({ max: 200 })), sessionOnly: optional(bool) }),
+  'connection.signIn': obj({ url: str({ min: 1, max: 2000 }), token: str({ min: 1, max: 10_000 }), context: optional(str({ max: 200 })), namespace: optional(str({ max: 100 })), sessionOnly: optional(bool) }),
   'connection.signOut': none,
   'connection.trySandbox': none,
   'status.get': none,

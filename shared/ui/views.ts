@@ -192,6 +192,8 @@ export type ConnectionState =
 export interface AccountView {
   url: string;
   context: string | null;
+  /** The deployment's namespace segment when not the default `svc`. */
+  namespace: string | null;
   /** Where the token is kept: the OS keychain, memory (session only), the environment, or the built-in sandbox. */
   tokenSource: 'keychain' | 'memory' | 'environment' | 'sandbox';
   /** "signed in as ..." (a user name when the service tells one, else the account key). */

@@ -1,14 +1,16 @@
-import { loadConnectionSettings, normalizeUrl, saveConnectionSettings } from '../../engine/config/connection.js';
+import { loadConnectionSettings, normalizeNamespace, normalizeUrl, saveConnectionSettings } from '../../engine/config/connection.js';
 import { KeychainUnavailableError, KeytarStore } from '../../engine/config/credentials.js';
 import { parseArgs, UsageError } from '../args.js';
 import { dataHome, NO_KEYCHAIN_OFFER, verifyConnection } from '../host.js';
 
-export const LOGIN_HELP = `docsync login --url URL [--context C] [--account A]
+export const LOGIN_HELP = `docsync login --url URL [--context C] [--namespace N] [--account A]
   Reads the token from standard input (never from a flag; not echoed at a terminal), checks it with
   one call to the service, stores it in the OS keychain and remembers URL, context and account in
   the data folder. A wrong token or a missing keychain saves nothing.
   --url URL      the service, e.g. https://service.example
   --context C    value of the context header (normally the organization id)
+  --namespace N  the deployment's namespace segment for secrets and PDF passwords (default svc);
+                 only if the service's administrator gave you one
   --account A    name of the keychain entry (default "default")
   e.g.  printf %s "$TOKEN" | docsync login --url https://service.example`;
 
@@ -51,7 +53,7 @@ async function readToken(): Promise<string> {
 }
 
 export async function loginCommand(argv: string[]): Promise<void> {
-  const args = parseArgs(argv, { values: ['url', 'context', 'account'] });
+  const args = parseArgs(argv, { values: ['url', 'context', 'namespace', 'account'] });
   if (args.positional.length) throw new UsageError(`unexpected argument "${args.positional[0]}" (the token is read from standard input)`);
   const rawUrl = args.flags.get('url');
   if (!rawUrl) throw new UsageError('--url is required');
@@ -62,6 +64,12 @@ export async function loginCommand(argv: string[]): Promise<void> {
     throw new UsageError((err as Error).message);
   }
   const context = args.flags.get('context');
+  let namespace: string | undefined;
+  try {
+    namespace = normalizeNamespace(args.flags.get('namespace'));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
   const account = args.flags.get('account') ?? 'default';
   const token = await readToken();
   if (!token) throw new UsageError('no token on standard input; e.g. printf %s "$TOKEN" | docsync login --url URL');
@@ -73,7 +81,7 @@ export async function loginCommand(argv: string[]): Promise<void> {
   if (missing) throw new KeychainUnavailableError(`${missing}; ${NO_KEYCHAIN_OFFER}`);
   const home = dataHome();
   await keychain.set(url, account, token);
-  await saveConnectionSettings(home, { url, account, ...(context !== undefined ? { context } : {}) });
+  await saveConnectionSettings(home, { url, account, ...(context !== undefined ? { context } : {}), ...(namespace ? { namespace } : {}) });
   console.log(`signed in to ${url}${context ? ` (context ${context})` : ''}; token stored in the keychain as "${account}"`);
 }
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { zeroCounts } from '../../../shared/file-states.js';
 import { checkArgs, isRequestChannel, type EventChannel, type Events, type Handlers, type RequestChannel } from '../../../shared/ui/contract.js';
 import type { AccountView, AppInfo, ConnectionState, StatusView, Transfer } from '../../../shared/ui/views.js';
-import { resolveConnection, type Connection } from '../config/connection.js';
+import { clientConfigOf, resolveConnection, type Connection } from '../config/connection.js';
 import { KeychainUnavailableError, MemoryStore } from '../config/credentials.js';
 import { Engine } from '../engine.js';
 import { isServiceError, ServiceClient } from '../service/index.js';
@@ -147,7 +147,7 @@ export class AppCore {
       host: this.hooks.host,
       platform: process.platform,
       dataHome: this.hooks.home,
-      account: s ? { url: s.conn.url, context: s.conn.context ?? null, tokenSource: s.tokenSource, signedInAs: signedInAs(s) } : null,
+      account: s ? { url: s.conn.url, context: s.conn.context ?? null, namespace: s.conn.namespace ?? null, tokenSource: s.tokenSource, signedInAs: signedInAs(s) } : null,
       connection: this.#state,
       keychainProblem: this.#keychainProblem,
       knownTargets: [...targets.values()],
@@ -161,7 +161,7 @@ export class AppCore {
    */
   async openSession(conn: Connection, tokenSource: TokenSource, o: { settle?: boolean } = {}): Promise<void> {
     await this.closeSession();
-    const client = new ServiceClient({ baseUrl: conn.url, token: conn.token, ...(conn.context !== undefined ? { context: conn.context } : {}) });
+    const client = new ServiceClient(clientConfigOf(conn));
     const probe = probeClient(conn);
     // The built-in sandbox is one service whatever port it starts on; any other is its URL and context.
     const service = { url: conn.url, context: conn.context ?? null, builtIn: tokenSource === 'sandbox' };

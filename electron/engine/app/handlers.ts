@@ -3,7 +3,7 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Handlers } from '../../../shared/ui/contract.js';
 import type { FolderView, ResultTreeFolder } from '../../../shared/ui/views.js';
-import { normalizeUrl, saveConnectionSettings, type Connection } from '../config/connection.js';
+import { normalizeNamespace, normalizeUrl, saveConnectionSettings, type Connection } from '../config/connection.js';
 import { KeychainUnavailableError } from '../config/credentials.js';
 import type { Engine } from '../engine.js';
 import { resultsCsv, resultsJson } from '../pipeline/outputs.js';
@@ -95,11 +95,12 @@ export function createHandlers(core: AppCore): Handlers {
       }
     },
 
-    'connection.signIn': async ({ url, token, context, sessionOnly }) => {
+    'connection.signIn': async ({ url, token, context, namespace, sessionOnly }) => {
       const u = normalizeUrl(url);
       const ctx = context?.trim() ? context.trim() : undefined;
+      const ns = normalizeNamespace(namespace);
       await verify(u, token, ctx);
-      const conn: Connection = { url: u, token, context: ctx, source: sessionOnly ? 'memory' : 'keychain' };
+      const conn: Connection = { url: u, token, context: ctx, namespace: ns, source: sessionOnly ? 'memory' : 'keychain' };
       if (sessionOnly) {
         await core.memoryTokens.set(u, ACCOUNT, token);
         await signIn(conn, 'memory');
@@ -116,7 +117,7 @@ export function createHandlers(core: AppCore): Handlers {
         }
         throw err;
       }
-      await saveConnectionSettings(core.hooks.home, { url: u, account: ACCOUNT, ...(ctx ? { context: ctx } : {}) });
+      await saveConnectionSettings(core.hooks.home, { url: u, account: ACCOUNT, ...(ctx ? { context: ctx } : {}), ...(ns ? { namespace: ns } : {}) });
       await signIn(conn, 'keychain');
       return core.info();
     },

@@ -1,11 +1,14 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ClientConfig } from '../service/config.js';
 import type { CredentialStore } from './credentials.js';
 
 /** What is remembered about the service connection. No token: that lives in the keychain. */
 export interface ConnectionSettings {
   url: string;
   context?: string;
+  /** The deployment's namespace segment (secrets path and PDF passwords); absent: the spec's `svc`. */
+  namespace?: string;
   /** The keychain account the token is stored under. */
   account: string;
 }
@@ -13,6 +16,8 @@ export interface ConnectionSettings {
 export interface Connection {
   url: string;
   context: string | undefined;
+  /** The deployment's namespace segment; undefined: the spec's `svc`. */
+  namespace?: string | undefined;
   token: string;
   /** Where the values came from, for messages ("signed in via DOCSYNC_TOKEN"). */
   source: 'environment' | 'keychain' | 'memory';
@@ -32,7 +37,11 @@ export async function loadConnectionSettings(home: string): Promise<ConnectionSe
   }
   const v = JSON.parse(text) as Partial<ConnectionSettings>;
   if (typeof v.url !== 'string' || typeof v.account !== 'string') throw new Error(`${join(home, FILE)} is damaged: run "docsync login" again`);
-  return { url: v.url, account: v.account, ...(typeof v.context === 'string' ? { context: v.context } : {}) };
+  return {
+    url: v.url, account: v.account,
+    ...(typeof v.context === 'string' ? { context: v.context } : {}),
+    ...(typeof v.namespace === 'string' ? { namespace: v.namespace } : {}),
+  };
 }
 
 /** Written to a temporary file and renamed, so a crash never leaves half a file; null forgets them. */
@@ -58,7 +67,29 @@ export function normalizeUrl(raw: string): string {
 }
 
 /**
- * The connection to use: DOCSYNC_URL / DOCSYNC_TOKEN / DOCSYNC_CONTEXT override (headless hosts,
+ * A namespace segment as typed (blank: the default). It goes into URL paths and run settings, so it
+ * must be one path segment.
+ */
+export function normalizeNamespace(raw: string | undefined): string | undefined {
+  const ns = raw?.trim();
+  if (!ns) return undefined;
+  if (!/^[A-Za-z0-9._~-]+$/.test(ns) || ns === '.' || ns === '..') {
+    throw new Error(`"${ns}" cannot be a namespace: use letters, digits, ".", "_", "~" or "-" only (the service's default is "svc")`);
+  }
+  return ns;
+}
+
+/** What a service client needs of a connection. */
+export function clientConfigOf(conn: Pick<Connection, 'url' | 'token' | 'context' | 'namespace'>): ClientConfig {
+  return {
+    baseUrl: conn.url, token: conn.token,
+    ...(conn.context !== undefined ? { context: conn.context } : {}),
+    ...(conn.namespace !== undefined ? { namespace: conn.namespace } : {}),
+  };
+}
+
+/**
+ * The connection to use: DOCSYNC_URL / DOCSYNC_TOKEN / DOCSYNC_CONTEXT / DOCSYNC_NAMESPACE override (headless hosts,
  * CI); otherwise the saved settings with the token from the credential store. Null when there is
  * no URL at all (then `serve` uses the built-in sandbox).
  */
@@ -67,9 +98,10 @@ export async function resolveConnection(home: string, creds: CredentialStore, en
   const url = env.DOCSYNC_URL ? normalizeUrl(env.DOCSYNC_URL) : saved?.url;
   if (!url) return null;
   const context = env.DOCSYNC_CONTEXT ?? (saved?.url === url ? saved.context : undefined);
-  if (env.DOCSYNC_TOKEN) return { url, context, token: env.DOCSYNC_TOKEN, source: 'environment' };
+  const namespace = normalizeNamespace(env.DOCSYNC_NAMESPACE ?? (saved?.url === url ? saved.namespace : undefined));
+  if (env.DOCSYNC_TOKEN) return { url, context, namespace, token: env.DOCSYNC_TOKEN, source: 'environment' };
   const account = saved?.url === url ? saved.account : 'default';
   const token = await creds.get(url, account);
   if (!token) throw new Error(`no token for ${url}: run "docsync login --url ${url}" or set DOCSYNC_TOKEN`);
-  return { url, context, token, source: creds.kind === 'keychain' ? 'keychain' : 'memory' };
+  return { url, context, namespace, token, source: creds.kind === 'keychain' ? 'keychain' : 'memory' };
 }

@@ -71,6 +71,7 @@ describe('docsync login / logout', () => {
     expectOneLineError(await cli.run(['login', '--url', sb.url, 'admin-token'], { input: '' }), /unexpected argument .*token is read from standard input/, 2);
     expectOneLineError(await cli.run(['login', '--url', sb.url, '--token', 'admin-token'], { input: '' }), /unknown option --token/, 2);
     expectOneLineError(await cli.run(['login'], { input: 'admin-token' }), /--url is required/, 2);
+    expectOneLineError(await cli.run(['login', '--url', sb.url, '--namespace', 'a/b'], { input: 'admin-token' }), /"a\/b" cannot be a namespace/, 2);
   });
 
   it('login with a right token but no keychain (no D-Bus session) fails in one line and saves nothing', async () => {
