@@ -220,3 +220,7 @@ export function invoiceText(o: InvoiceOptions): string {
   for (let i = 0; i < (o.extraPages ?? 0); i++) pages.push(`Invoice ${o.invoiceNumber} (continued)\nPage ${i + 2}: terms and conditions apply.`);
   return `${pages.join('\n\f')}\n`;
 }
+
+/** Invoice number n as the engine tests drop it: INV-n, total n.50, from Vendor n. */
+export const numberedInvoice = (n: number): Promise<Buffer> =>
+  invoicePdf({ invoiceNumber: `INV-${n}`, invoiceDate: '2026-03-01', dueDate: '2026-03-31', total: `${n}.50`, vendor: `Vendor ${n}` });

@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { engineEnv, FAST_FOLDER, type EngineEnv } from '../../helpers/engine.js';
-import { invoicePdf, corruptPdf } from '../../helpers/pdf-fixtures.js';
+import { numberedInvoice, corruptPdf } from '../../helpers/pdf-fixtures.js';
 import { waitUntil } from '../../helpers/wait.js';
 
 let env: EngineEnv | undefined;
@@ -12,8 +12,7 @@ afterEach(async () => {
   env = undefined;
 });
 
-const invoice = (n: number): Promise<Buffer> =>
-  invoicePdf({ invoiceNumber: `INV-${n}`, invoiceDate: '2026-03-01', dueDate: '2026-03-31', total: `${n}.50`, vendor: `Vendor ${n}` });
+const invoice = numberedInvoice;
 
 describe('hot folder to results', () => {
   it('files dropped into a hot folder are uploaded in one batch, run, and their results stored and searchable', async () => {

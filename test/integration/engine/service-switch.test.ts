@@ -9,14 +9,13 @@ import { Engine } from '../../../electron/engine/engine.js';
 import { ServiceClient } from '../../../electron/engine/service/index.js';
 import { openStore, STORE_FILE, type Store } from '../../../electron/engine/store/index.js';
 import type { RunningSandbox, SandboxOptions } from '../../../sandbox/index.js';
-import { invoicePdf } from '../../helpers/pdf-fixtures.js';
+import { numberedInvoice } from '../../helpers/pdf-fixtures.js';
 import { batchNames, B_TOKEN, secondSandbox } from '../../helpers/second-service.js';
 import { caller, sandbox } from '../../helpers/sandbox.js';
 import { waitUntil } from '../../helpers/wait.js';
 
 const TARGET = { type: 'deployment', id: 'sandbox-invoices' } as const;
-const invoice = (n: number): Promise<Buffer> =>
-  invoicePdf({ invoiceNumber: `INV-${n}`, invoiceDate: '2026-03-01', dueDate: '2026-03-31', total: `${n}.50`, vendor: `Vendor ${n}` });
+const invoice = numberedInvoice;
 
 interface Two {
   a: RunningSandbox;

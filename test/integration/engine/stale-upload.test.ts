@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordBatch } from '../../../electron/engine/pipeline/intake.js';
 import { engineEnv, FAST_FOLDER, type EngineEnv } from '../../helpers/engine.js';
-import { invoicePdf } from '../../helpers/pdf-fixtures.js';
+import { numberedInvoice } from '../../helpers/pdf-fixtures.js';
 import { caller } from '../../helpers/sandbox.js';
 import { waitUntil } from '../../helpers/wait.js';
 
@@ -18,8 +18,7 @@ afterEach(async () => {
   env = undefined;
 });
 
-const invoice = (n: number): Promise<Buffer> =>
-  invoicePdf({ invoiceNumber: `INV-${n}`, invoiceDate: '2026-03-01', dueDate: '2026-03-31', total: `${n}.50`, vendor: `Vendor ${n}` });
+const invoice = numberedInvoice;
 
 /**
  * A hot folder with a.pdf (INV-1) and b.pdf (INV-2). a.pdf is rewritten (INV-300, another size) the

@@ -11,7 +11,7 @@ import { folderView } from '../../../electron/engine/app/views.js';
 import { openStore, STORE_FILE, type FileRow, type Store } from '../../../electron/engine/store/index.js';
 import type { RunningSandbox } from '../../../sandbox/index.js';
 import { buildCliIfNeeded, MAIN } from '../../helpers/build-cli.js';
-import { invoicePdf } from '../../helpers/pdf-fixtures.js';
+import { numberedInvoice } from '../../helpers/pdf-fixtures.js';
 import { sandbox } from '../../helpers/sandbox.js';
 import { startEngineProcess, type EngineProcess } from '../../helpers/engine-process.js';
 import { cannotRunUnprivileged, giveToEngine, runAs } from '../../helpers/unprivileged.js';
@@ -38,8 +38,7 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const invoice = (n: number): Promise<Buffer> =>
-  invoicePdf({ invoiceNumber: `INV-${n}`, invoiceDate: '2026-03-01', dueDate: '2026-03-31', total: `${n}.50`, vendor: `Vendor ${n}` });
+const invoice = numberedInvoice;
 
 /** A temp root others may enter, a data home the engine owns, an inbox; the engine watching it. */
 async function start(): Promise<{ inbox: string; home: string }> {
