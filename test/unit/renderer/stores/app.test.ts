@@ -99,7 +99,7 @@ describe('app store', { timeout: 60_000 }, () => {
 
     await app.callInfo(() => bridge.call('connection.signIn', { url, token: 'member-token', sessionOnly: true }));
     expect(app.connection).toEqual({ kind: 'online', url });
-    expect(app.info?.account).toEqual({ url, context: null, tokenSource: 'memory', signedInAs: new URL(url).host });
+    expect(app.info?.account).toEqual({ url, context: null, namespace: null, tokenSource: 'memory', signedInAs: new URL(url).host });
     expect(JSON.stringify([app.info, app.connection, app.status, app.notices])).not.toContain('member-token');
   });
 
