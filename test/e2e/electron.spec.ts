@@ -2,7 +2,7 @@
 // flows (sandbox in one click, a hot folder, a file going through to Done), the remembered window
 // size and the single instance. Runs where the Electron binary is installed and a display exists
 // (xvfb-run on Linux); skipped with the reason elsewhere (Electron cannot be downloaded on the
-// project's build machines, see README "Desktop app").
+// project's build machines, see electron/engine/README.md, "Desktop app").
 import { _electron, expect, test, type ElectronApplication, type Page } from '@playwright/test';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
