@@ -11,6 +11,7 @@ import type { BatchPlan } from './pipeline/plan.js';
 import { TryLater, uploadBatch } from './pipeline/uploader.js';
 import { normalizeUrl } from './config/connection.js';
 import type { ServiceClient } from './service/index.js';
+import { checkTarget, unknownTarget } from './service/targets.js';
 import { Semaphore } from './service/limit.js';
 import type { FileRow, FileState, FolderRow, ServiceKey, Store } from './store/index.js';
 import { BatchPlanner, type BatchFile } from './watch/batcher.js';
@@ -35,9 +36,6 @@ export interface EngineOptions {
   /** Delay before a batch that failed for a transient reason is tried again; doubles up to maxMs. */
   retry?: { initialMs: number; maxMs: number };
 }
-
-/** How long an upload waits for the service to say whether its deployment or app exists. */
-const TARGET_CHECK_MS = 15_000;
 
 /** How often the store's folder table is compared with the running watchers. */
 const FOLDER_SYNC_MS = 3000;
@@ -102,6 +100,13 @@ export class Engine extends EventEmitter<EngineEvents> {
       // Found unreadable on its way (upload): its folder's watcher reports it again once it can be read.
       if (isUnreadable(file)) for (const loop of this.folders.values()) if (loop.row.id === file.folderId) loop.watcher.retake(file.path);
     });
+    // A run the service started proves its target: folders set while offline are checked by it.
+    this.on('run', ({ run }) => {
+      for (const id of this.#targetsUnchecked) {
+        const f = this.store.folders.get(id);
+        if (!f || (run.deploymentId !== null && f.deploymentId === run.deploymentId) || (run.appId !== null && f.appId === run.appId)) this.#targetsUnchecked.delete(id);
+      }
+    });
   }
 
   // ---- lifecycle ---------------------------------------------------------------------------
@@ -158,21 +163,39 @@ export class Engine extends EventEmitter<EngineEvents> {
   // ---- folders -----------------------------------------------------------------------------
 
   /** Adds a hot folder after checking its settings and that the folder exists. */
-  async addFolder(raw: unknown): Promise<FolderRow> {
+  /** `check: false` (the host knows the service is offline) takes the target unchecked without waiting. */
+  async addFolder(raw: unknown, o: { check?: boolean } = {}): Promise<FolderRow> {
     const v = validateFolderSettings(raw);
     if (!v.ok) throw new Error(v.errors.join('; '));
     const s = v.settings;
     const st = await stat(s.path).catch(() => null);
     if (!st?.isDirectory()) throw new Error(`${s.path} is not a folder`);
     if (this.store.folders.byPath(s.path)) throw new Error(`${s.path} is already a hot folder`);
+    // A mistyped deployment is caught now, not after the first upload; offline it is taken, marked not checked.
+    const known = o.check === false ? undefined : await checkTarget(this.client, s.target, this.ctl.signal);
+    if (known === false) throw new Error(unknownTarget(s.target, this.client.config.baseUrl));
     const row = this.store.folders.add({
       path: s.path,
       deploymentId: s.target.type === 'deployment' ? s.target.id : null,
       appId: s.target.type === 'app' ? s.target.id : null,
       settings: s as unknown as Record<string, unknown>,
     });
+    this.noteTargetCheck(row.id, known);
     if (this.started) await this.startFolder(row);
     return row;
+  }
+
+  /** Folders whose deployment or app the service could not be asked about yet (offline when they were set). */
+  readonly #targetsUnchecked = new Set<number>();
+
+  private noteTargetCheck(folderId: number, known: boolean | undefined): void {
+    if (known === undefined) this.#targetsUnchecked.add(folderId);
+    else this.#targetsUnchecked.delete(folderId);
+  }
+
+  /** True when the folder's deployment or app has not been checked with the service yet. */
+  targetUnchecked(folderId: number): boolean {
+    return this.#targetsUnchecked.has(folderId);
   }
 
   async removeFolder(path: string): Promise<void> {
@@ -183,13 +206,19 @@ export class Engine extends EventEmitter<EngineEvents> {
   }
 
   /** New settings for a hot folder (its path stays: another path is another folder); the watcher restarts with them. */
-  async updateFolder(id: number, raw: unknown): Promise<FolderRow> {
+  async updateFolder(id: number, raw: unknown, o: { check?: boolean } = {}): Promise<FolderRow> {
     const cur = this.store.folders.get(id);
     if (!cur) throw new Error(`no hot folder with id ${id}`);
     const v = validateFolderSettings(raw);
     if (!v.ok) throw new Error(v.errors.join('; '));
     const s = v.settings;
     if (s.path !== cur.path) throw new Error(`a hot folder's path cannot change (${cur.path}); add ${s.path} as a new hot folder instead`);
+    const targetChanged = (s.target.type === 'deployment' ? cur.deploymentId : cur.appId) !== s.target.id;
+    if (targetChanged) {
+      const known = o.check === false ? undefined : await checkTarget(this.client, s.target, this.ctl.signal);
+      if (known === false) throw new Error(unknownTarget(s.target, this.client.config.baseUrl));
+      this.noteTargetCheck(id, known);
+    }
     const row = this.store.folders.update(id, {
       deploymentId: s.target.type === 'deployment' ? s.target.id : null,
       appId: s.target.type === 'app' ? s.target.id : null,
@@ -321,12 +350,7 @@ export class Engine extends EventEmitter<EngineEvents> {
     if (files.length === 0) throw new Error('nothing to upload: no files in what was given');
     // A target the service does not know would leave a batch uploaded for nothing. When the service
     // cannot be asked (offline), the upload is queued as before and fails later with the service's reason.
-    // Bounded: an unreachable service must not hold a drop for the whole retry policy.
-    const signal = AbortSignal.any([this.ctl.signal, AbortSignal.timeout(TARGET_CHECK_MS)]);
-    const known = await this.client.targetExists(target, { signal }).catch((e: unknown) => (this.ctl.signal.aborted ? Promise.reject(e) : undefined));
-    if (known === false) {
-      throw new Error(`no ${target.type} "${target.id}" on ${this.client.config.baseUrl}`);
-    }
+    if ((await checkTarget(this.client, target, this.ctl.signal)) === false) throw new Error(unknownTarget(target, this.client.config.baseUrl));
     // Every file read before any is recorded: one that cannot be read refuses the whole upload, leaving nothing half-queued.
     const hashes: string[] = [];
     for (const f of files) hashes.push(await sha256File(f.path).catch((e: unknown) => Promise.reject(new Error(`${f.path}: ${cannotRead(e) ?? 'it is gone'}`))));

@@ -62,6 +62,8 @@ export interface FolderView {
   problem: string | null;
   /** Subfolders (absolute paths) its last scan could not read: their files are not taken. */
   unreadableFolders: string[];
+  /** Its deployment or app was set while the service could not be asked: not checked yet. */
+  targetUnchecked: boolean;
 }
 
 export interface RunView {

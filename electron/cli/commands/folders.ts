@@ -2,14 +2,21 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { validateFolderSettings, type HotFolderSettings } from '../../../shared/hot-folder.js';
 import type { FolderRow } from '../../engine/store/index.js';
+import type { FolderTarget } from '../../../shared/hot-folder.js';
+import { resolveConnection } from '../../engine/config/connection.js';
+import { KeytarStore } from '../../engine/config/credentials.js';
+import { checkTarget, unknownTarget } from '../../engine/service/targets.js';
 import { intFlag, parseArgs, UsageError } from '../args.js';
-import { openLocalStore } from '../local.js';
+import { serviceClient } from '../host.js';
+import { dataHome, openLocalStore } from '../local.js';
 import { printJson, table } from '../output.js';
 
 export const FOLDERS_HELP = `docsync folders add PATH (--deployment ID | --app ID [--app-version V]) [options]
 docsync folders list [--json]
 docsync folders remove PATH
-  Hot folders are kept in the local store; a running "docsync serve" picks up changes when restarted.
+  Hot folders are kept in the local store; a running "docsync serve" picks up changes within 3 s.
+  add asks the configured service whether the deployment or app exists and refuses one it does not
+  know; with no service configured, or one that cannot be reached, it adds the folder "not checked yet".
   add options:
   --recursive / --no-recursive   watch subfolders too (default: recursive)
   --include GLOB                 take only matching files (repeatable)
@@ -75,6 +82,23 @@ function settingsFromArgs(argv: string[]): Record<string, unknown> {
   return s;
 }
 
+/**
+ * Asks the configured service whether the target exists: a mistyped deployment is caught now, not after
+ * the first upload. Resolves with a note when it could not be asked (no service configured, offline).
+ */
+async function checkWithService(target: FolderTarget): Promise<string | null> {
+  const conn = await resolveConnection(dataHome(), new KeytarStore()).catch(() => null);
+  if (!conn) return `not checked yet: no service is configured, so whether ${target.type} "${target.id}" exists is checked with the first upload`;
+  const client = serviceClient(conn);
+  try {
+    const known = await checkTarget(client, target);
+    if (known === false) throw new Error(unknownTarget(target, conn.url));
+    return known ? null : `not checked yet: ${conn.url} could not be asked, so whether ${target.type} "${target.id}" exists is checked with the first upload`;
+  } finally {
+    client.close();
+  }
+}
+
 async function add(argv: string[]): Promise<void> {
   const v = validateFolderSettings(settingsFromArgs(argv));
   if (!v.ok) throw new UsageError(v.errors.join('; '));
@@ -84,13 +108,14 @@ async function add(argv: string[]): Promise<void> {
   const store = openLocalStore();
   try {
     if (store.folders.byPath(s.path)) throw new UsageError(`${s.path} is already a hot folder`);
+    const note = await checkWithService(s.target);
     const row = store.folders.add({
       path: s.path,
       deploymentId: s.target.type === 'deployment' ? s.target.id : null,
       appId: s.target.type === 'app' ? s.target.id : null,
       settings: s as unknown as Record<string, unknown>,
     });
-    console.log(`added hot folder ${row.id}: ${row.path} -> ${target(row)}`);
+    console.log(`added hot folder ${row.id}: ${row.path} -> ${target(row)}${note ? `; ${note}` : ''}`);
   } finally {
     store.close();
   }

@@ -30,7 +30,7 @@ export function createHandlers(core: AppCore): Handlers {
       core.store.folders.list().map(async (row) => {
         const st = await stat(row.path).catch(() => null);
         const problem = !st ? `${row.path} does not exist (or cannot be read)` : !st.isDirectory() ? `${row.path} is not a folder` : null;
-        return folderView(row, stats, core.store, problem);
+        return folderView(row, stats, core.store, problem, core.engine?.targetUnchecked(row.id) ?? false);
       }),
     );
   };
@@ -182,12 +182,13 @@ export function createHandlers(core: AppCore): Handlers {
 
     'folders.list': folderViews,
     'folders.add': async ({ settings }) => {
-      const row = await engine('watching a folder').addFolder(settings);
+      // Offline, the person is not kept waiting for a service that cannot answer: the folder is marked not checked.
+      const row = await engine('watching a folder').addFolder(settings, { check: core.connection.kind !== 'offline' });
       await foldersChanged();
       return (await folderViews()).find((f) => f.id === row.id) as FolderView;
     },
     'folders.update': async ({ id, settings }) => {
-      await engine('changing a folder').updateFolder(id, settings);
+      await engine('changing a folder').updateFolder(id, settings, { check: core.connection.kind !== 'offline' });
       await foldersChanged();
       return (await folderViews()).find((f) => f.id === id) as FolderView;
     },

@@ -17,12 +17,12 @@ export function fileView(store: Store, f: FileRow): FileView {
   return queueView({ ...f, runId: run?.id ?? null });
 }
 
-export function folderView(row: FolderRow, stats: ReturnType<Store['browse']['folderStats']>, store: Store, problem: string | null): FolderView {
+export function folderView(row: FolderRow, stats: ReturnType<Store['browse']['folderStats']>, store: Store, problem: string | null, targetUnchecked = false): FolderView {
   const v = validateFolderSettings(row.settings);
   const st = stats.get(row.id);
   if (!v.ok) problem = `stored settings are invalid: ${v.errors.join('; ')}`;
   return {
-    id: row.id, path: row.path, enabled: row.enabled, problem, unreadableFolders: store.folders.unreadable(row.id),
+    id: row.id, path: row.path, enabled: row.enabled, problem, unreadableFolders: store.folders.unreadable(row.id), targetUnchecked,
     // Invalid stored settings still show (with the problem) so the folder can be fixed or removed.
     settings: v.ok ? v.settings : (row.settings as unknown as FolderView['settings']),
     counts: st?.counts ?? zeroCounts(), lastActivityMs: st?.lastActivityMs ?? null,

@@ -23,3 +23,18 @@ export async function targetExists(t: Transport, target: FolderTarget, o: CallOp
     throw e;
   }
 }
+
+/** How long a caller waits for the service to say whether a deployment or app exists. */
+export const TARGET_CHECK_MS = 15_000;
+
+/** What a person reads when the service says a target does not exist. */
+export const unknownTarget = (target: FolderTarget, baseUrl: string): string => `no ${target.type} "${target.id}" on ${baseUrl}`;
+
+/**
+ * targetExists, bounded: an unreachable service must not hold a person's action for the whole retry
+ * policy, and any failure to ask is "not checked" (undefined), never a refusal. `signal` (a stop) still aborts.
+ */
+export async function checkTarget(client: { targetExists(t: FolderTarget, o?: CallOptions): Promise<boolean | undefined> }, target: FolderTarget, signal?: AbortSignal): Promise<boolean | undefined> {
+  const bounded = AbortSignal.timeout(TARGET_CHECK_MS);
+  return client.targetExists(target, { signal: signal ? AbortSignal.any([signal, bounded]) : bounded }).catch((e: unknown) => (signal?.aborted ? Promise.reject(e) : undefined));
+}

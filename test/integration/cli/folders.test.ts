@@ -25,7 +25,8 @@ describe('docsync folders (offline)', () => {
       '--post-process-pdf', '--reprocess-duplicates',
     ]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^added hot folder 1: .*inbox -> deployment sandbox-invoices$/m);
+    // No service configured: taken, and said to be checked with the first upload.
+    expect(r.stdout).toMatch(/^added hot folder 1: .*inbox -> deployment sandbox-invoices; not checked yet: no service is configured/m);
     const rows = await cli.json<FolderRow[]>(['folders', 'list']);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ path: inbox, deploymentId: 'sandbox-invoices', appId: null, enabled: true });
