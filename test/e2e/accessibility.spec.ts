@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildAllIfNeeded } from '../helpers/build-cli.js';
+import { corruptPdf } from '../helpers/pdf-fixtures.js';
 import { SCREENS, dropOnWindow, goTo, invoice, openPage, serveUi, shootBoth, type ScreenName, type ServedUi } from './served-ui.js';
 
 test.describe.configure({ mode: 'serial' });
@@ -90,11 +91,13 @@ test('Hot folders: empty, the form open, one folder', async () => {
   await expectAccessible('Hot folders, one folder');
 });
 
-test('Activity with rows, one of them open', async () => {
+test('Activity with rows (done and failed), one of them open', async () => {
   for (const n of [1, 2]) await writeFile(join(inbox, `inv-${n}.pdf`), await invoice(n));
+  await writeFile(join(inbox, 'smudged.pdf'), await corruptPdf());
   await goTo(page, 'Activity');
   const queue = page.getByRole('grid', { name: 'Queue' });
   await expect(queue.getByText(/^Done$/)).toHaveCount(2, { timeout: 60_000 });
+  await expect(queue.getByText(/^Failed$/)).toHaveCount(1, { timeout: 60_000 });
   await expectAccessible('Activity with rows');
   await queue.getByRole('button', { name: 'Show details of inv-1.pdf' }).click();
   await expect(queue.getByRole('button', { name: 'Hide details of inv-1.pdf' })).toBeVisible();
