@@ -5,58 +5,33 @@
 // multi-page PDF (page numbers as the service means them). Screenshots of every screen, light and
 // dark, are kept in test-results/screens/ (look at them).
 import { expect, test, type Page } from '@playwright/test';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { join } from 'node:path';
 import type { RunningSandbox } from '../../sandbox/index.js';
-import { buildAllIfNeeded, MAIN } from '../helpers/build-cli.js';
-import { INVOICE_LAYOUT, PAGE_HEIGHT, PAGE_MARKS, PAGE_WIDTH, corruptPdf, coverInvoiceReceiptPdf, invoicePdf } from '../helpers/pdf-fixtures.js';
+import { buildAllIfNeeded } from '../helpers/build-cli.js';
+import { INVOICE_LAYOUT, PAGE_HEIGHT, PAGE_MARKS, PAGE_WIDTH, corruptPdf, coverInvoiceReceiptPdf } from '../helpers/pdf-fixtures.js';
 import { sandbox } from '../helpers/sandbox.js';
+import { SCREENS, dropOnWindow as dropOn, goTo, invoice, openPage, serveUi, shootBoth, type ScreenName, type ServedUi } from './served-ui.js';
 
-const SCREENS = resolve(import.meta.dirname, '../../test-results/screens');
 test.describe.configure({ mode: 'serial' });
 
 let root: string;
-let home: string;
 let inbox: string;
 let sb: RunningSandbox;
 let sbPort: number;
-let serve: ChildProcessWithoutNullStreams;
-let serveLog = '';
+let served: ServedUi;
 let openUrl: string;
 let page: Page;
 
-const invoice = (n: number): Promise<Buffer> =>
-  invoicePdf({ invoiceNumber: `INV-${n}`, invoiceDate: 'May 1, 2026', dueDate: 'May 31, 2026', total: `$${n}.00`, vendor: `Vendor ${n}` });
-
-async function shoot(name: string): Promise<void> {
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.screenshot({ path: join(SCREENS, `${name}.png`), fullPage: false });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: join(SCREENS, `${name}-dark.png`), fullPage: false });
-  await page.emulateMedia({ colorScheme: 'light' });
-}
+const shoot = (name: string): Promise<void> => shootBoth(page, name);
 
 /** The Activity queue and the Results search hits, by their roles and names. */
 const queue = () => page.getByRole('grid', { name: 'Queue' });
 const searchHits = () => page.getByRole('listbox', { name: 'Search results' });
 
-async function screen(name: 'Activity' | 'Hot folders' | 'Runs' | 'Results' | 'Connection'): Promise<void> {
-  await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name }).click();
-}
-
-/** Drops files onto the window as a person would (DOM types are not part of the Node test project, hence a string). */
-async function dropOnWindow(files: { name: string; bytes: Buffer }[]): Promise<void> {
-  const list = JSON.stringify(files.map((f) => ({ name: f.name, bytes: [...f.bytes] })));
-  await page.evaluate(`(() => {
-    const dt = new DataTransfer();
-    for (const f of ${list}) dt.items.add(new File([new Uint8Array(f.bytes)], f.name, { type: 'application/pdf' }));
-    const target = document.querySelector('main') ?? document.body;
-    for (const type of ['dragenter', 'dragover', 'drop']) target.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
-  })()`);
-}
+const screen = (name: ScreenName): Promise<void> => goTo(page, name);
+const dropOnWindow = (files: { name: string; bytes: Buffer }[]): Promise<void> => dropOn(page, files);
 
 /**
  * The grey level (0 black .. 255 white) the source page's canvas shows at a point given in PDF
@@ -79,33 +54,18 @@ test.beforeAll(async ({ browser }) => {
   await buildAllIfNeeded();
   await mkdir(SCREENS, { recursive: true });
   root = await mkdtemp(join(tmpdir(), 'docsync-e2e-'));
-  home = join(root, 'home');
   inbox = join(root, 'inbox');
   await mkdir(inbox);
   sb = await sandbox({ dataDir: join(root, 'service') });
   sbPort = Number(new URL(sb.url).port);
   // No service configured: serve starts its own built-in sandbox; the test signs in to another one.
-  serve = spawn(process.execPath, [MAIN, 'serve', '--port', '0'], {
-    env: { PATH: process.env.PATH ?? '', HOME: join(root, 'user'), DOCSYNC_HOME: home, LANG: 'C.UTF-8' },
-  });
-  serve.stderr.on('data', (d: Buffer) => (serveLog += d.toString()));
-  openUrl = await new Promise<string>((ok, fail) => {
-    const rl = createInterface({ input: serve.stdout });
-    rl.on('line', (l) => {
-      serveLog += `${l}\n`;
-      const m = /^ui listening on (\S+)$/.exec(l);
-      if (m) ok(m[1] as string);
-    });
-    serve.once('close', (code) => fail(new Error(`serve exited with ${code}: ${serveLog}`)));
-  });
-  page = await browser.newPage({ acceptDownloads: true });
-  page.on('pageerror', (e) => {
-    serveLog += `page error: ${e.message}\n`;
-  });
+  served = await serveUi(root);
+  openUrl = served.url;
+  page = await openPage(browser, served);
 });
 
 test.afterAll(async () => {
-  serve?.kill('SIGTERM');
+  served?.stop();
   await sb?.close().catch(() => undefined);
   await rm(root, { recursive: true, force: true });
 });
@@ -229,7 +189,7 @@ test('drag and drop files onto the window: choose the deployment, upload, done',
   await dialog.getByRole('button', { name: 'Upload' }).click();
   await expect(queue().getByText('dropped-5.pdf')).toBeVisible();
   await expect(queue().getByText(/^Done$/)).toHaveCount(5, { timeout: 60_000 });
-  expect(serveLog).not.toMatch(/page error/);
+  expect(served.log).not.toMatch(/page error/);
 });
 
 test('a field on page 2 of a three-page PDF: its box is drawn on page 2, where the value is; pages count from 1', async () => {
@@ -301,5 +261,5 @@ test('a field on page 2 of a three-page PDF: its box is drawn on page 2, where t
   await tabs.getByRole('tab', { name: /Other/ }).click();
   await expect(source.getByText('Page 1 of 3')).toBeVisible();
   await expect.poll(() => greyAt(mark.x, mark.y)).toBeLessThan(40);
-  expect(serveLog).not.toMatch(/page error/);
+  expect(served.log).not.toMatch(/page error/);
 });

@@ -1,6 +1,15 @@
 /** Which screen is shown, and what it was opened on. One instance for the app. */
 export type Screen = 'activity' | 'folders' | 'runs' | 'results' | 'connection';
 
+/** Each screen's name, in the sidebar's order: the sidebar shows it and the page title starts with it. */
+export const SCREEN_LABELS: Record<Screen, string> = {
+  activity: 'Activity',
+  folders: 'Hot folders',
+  runs: 'Runs',
+  results: 'Results',
+  connection: 'Connection',
+};
+
 export interface ResultsTarget {
   runId?: number;
   fileId?: number;

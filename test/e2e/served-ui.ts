@@ -1,0 +1,80 @@
+// Set-up shared by the specs that drive the UI in Chromium through a real `docsync serve`: start it
+// in a fresh data home, open its printed address, move between screens, drop files on the window and
+// keep screenshots of a screen in both colour schemes.
+import type { Browser, Page } from '@playwright/test';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { MAIN } from '../helpers/build-cli.js';
+import { invoicePdf } from '../helpers/pdf-fixtures.js';
+
+export const SCREENS = resolve(import.meta.dirname, '../../test-results/screens');
+
+export type ScreenName = 'Activity' | 'Hot folders' | 'Runs' | 'Results' | 'Connection';
+
+export interface ServedUi {
+  /** The "ui listening on" address, which signs the browser in. */
+  url: string;
+  /** What serve printed, and the page's errors: a spec checks it holds no "page error". */
+  log: string;
+  stop(): void;
+}
+
+/**
+ * `docsync serve` on a free port with its data in `root`. No service is configured, so it starts
+ * its own built-in sandbox and is signed in to it.
+ */
+export async function serveUi(root: string): Promise<ServedUi> {
+  const proc: ChildProcessWithoutNullStreams = spawn(process.execPath, [MAIN, 'serve', '--port', '0'], {
+    env: { PATH: process.env.PATH ?? '', HOME: join(root, 'user'), DOCSYNC_HOME: join(root, 'home'), LANG: 'C.UTF-8' },
+  });
+  const served: ServedUi = { url: '', log: '', stop: () => proc.kill('SIGTERM') };
+  proc.stderr.on('data', (d: Buffer) => (served.log += d.toString()));
+  served.url = await new Promise<string>((ok, fail) => {
+    const rl = createInterface({ input: proc.stdout });
+    rl.on('line', (l) => {
+      served.log += `${l}\n`;
+      const m = /^ui listening on (\S+)$/.exec(l);
+      if (m) ok(m[1] as string);
+    });
+    proc.once('close', (code) => fail(new Error(`serve exited with ${code}: ${served.log}`)));
+  });
+  return served;
+}
+
+/** A page whose uncaught errors end up in the serve log (in a context of its own, which axe-core's Playwright builder needs). */
+export async function openPage(browser: Browser, served: ServedUi): Promise<Page> {
+  const page = await (await browser.newContext({ acceptDownloads: true })).newPage();
+  page.on('pageerror', (e) => {
+    served.log += `page error: ${e.message}\n`;
+  });
+  return page;
+}
+
+export const invoice = (n: number): Promise<Buffer> =>
+  invoicePdf({ invoiceNumber: `INV-${n}`, invoiceDate: 'May 1, 2026', dueDate: 'May 31, 2026', total: `$${n}.00`, vendor: `Vendor ${n}` });
+
+/** Opens a screen from the sidebar, as a person would. */
+export async function goTo(page: Page, name: ScreenName): Promise<void> {
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name }).click();
+}
+
+/** test-results/screens/<name>.png and <name>-dark.png; the page is left in the light scheme. */
+export async function shootBoth(page: Page, name: string): Promise<void> {
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.screenshot({ path: join(SCREENS, `${name}.png`), fullPage: false });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(SCREENS, `${name}-dark.png`), fullPage: false });
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/** Drops files onto the window as a person would (DOM types are not part of the Node test project, hence a string). */
+export async function dropOnWindow(page: Page, files: { name: string; bytes: Buffer }[]): Promise<void> {
+  const list = JSON.stringify(files.map((f) => ({ name: f.name, bytes: [...f.bytes] })));
+  await page.evaluate(`(() => {
+    const dt = new DataTransfer();
+    for (const f of ${list}) dt.items.add(new File([new Uint8Array(f.bytes)], f.name, { type: 'application/pdf' }));
+    const target = document.querySelector('main') ?? document.body;
+    for (const type of ['dragenter', 'dragover', 'drop']) target.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+  })()`);
+}
