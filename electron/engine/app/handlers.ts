@@ -268,7 +268,7 @@ export function createHandlers(core: AppCore): Handlers {
       if (folderId && !folder) throw new Error('That folder is no longer watched');
       const out = exportSelection(core.store, { folderId: folderId === undefined ? undefined : folder?.id ?? null, sinceMs, untilMs }, format);
       if (out.runs === 0) throw new Error('No stored results match: choose another folder or dates');
-      const name = ['results', folder ? baseName(folder.path) : folderId === 0 ? 'added by hand' : '', day(sinceMs), untilMs === undefined ? '' : `to ${day(untilMs - 1)}`]
+      const name = ['results', folder ? baseName(folder.path) : folderId === 0 ? 'dropped in by hand' : '', day(sinceMs), untilMs === undefined ? '' : `to ${day(untilMs - 1)}`]
         .filter(Boolean).join(' ');
       return { name: `${name}${exportSuffix(format)}`, mime: exportMime(format), text: out.text };
     },
