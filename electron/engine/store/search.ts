@@ -1,6 +1,7 @@
 /**
  * Full-text search over stored results: field values and names (`field_search`), class and file
- * names (`document_search`), both FTS5 (migration 004).
+ * names (`document_search`), both FTS5 (migration 004), each with a `joined` column of words with
+ * punctuation inside joined (migration 008, joined-words.ts).
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Db } from './db.js';
