@@ -15,7 +15,7 @@ export const SEARCH_HELP = `docsync search QUERY [--json]
   Full-text search over stored field values, field names, class names and file names; each hit
   says which run, and which service (FROM), it came from.`;
 export const EXPORT_HELP = `docsync export RUN_ID --format csv|json [--wide] --out FILE
-docsync export --folder PATH|--since DAY|--until DAY ... --format csv|json [--wide] --out FILE
+docsync export [--folder PATH] [--since DAY] [--until DAY] --format csv|json [--wide] --out FILE
   Writes stored results to FILE (atomically: never half a file): one run's, or those of every run
   of a hot folder (--folder PATH; --folder "by hand" for files added by hand) and/or started in a
   date range (--since DAY, --until DAY: YYYY-MM-DD, local time, both days included); rows then
