@@ -9,7 +9,7 @@ import type { Db } from './db.js';
 const PART = /[\p{L}\p{N}\p{M}]+/gu;
 const DIGITS = /^\p{Nd}+$/u;
 /** Between digits, these separate thousands (before exactly three digits) or decimals (otherwise). */
-const NUMBER_SEPARATOR = /^[.,'’\u00a0\u202f]$/u;
+const NUMBER_SEPARATOR = /^[.,'’ \u00a0\u202f]$/u;
 
 /**
  * A word's parts joined: punctuation inside a word goes, except a decimal separator, which starts a
@@ -31,10 +31,16 @@ export function joinedWord(word: string): string | null {
   return tokens.length === parts.length ? null : tokens.join(' ');
 }
 
+/**
+ * A text's words: whitespace separates them, except a space between digits before a group of
+ * exactly three, which is a thousands separator ("1 250,00", as French and Swiss invoices print it).
+ */
+export const TEXT_WORD = /\p{Nd}{1,3}(?:[ \u00a0\u202f]\p{Nd}{3}(?!\p{Nd}))+\S*|\S+/gu;
+
 /** The joined forms of a text's words (those that change), or null: what the index's `joined` columns hold. */
 export function joinedWords(text: string | null): string | null {
   if (text === null) return null;
-  const out = text.split(/\s+/u).flatMap((w) => joinedWord(w) ?? []);
+  const out = (text.match(TEXT_WORD) ?? []).flatMap((w) => joinedWord(w) ?? []);
   return out.length === 0 ? null : out.join(' ');
 }
 

@@ -5,7 +5,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Db } from './db.js';
-import { joinedWord } from './joined-words.js';
+import { joinedWord, TEXT_WORD } from './joined-words.js';
 
 export interface SearchHit {
   /** 'field' for an extracted field, 'document' for a document matched by its class or file name. */
@@ -128,7 +128,7 @@ const fold = (s: string): string => s.normalize('NFD').replace(/\p{M}/gu, '').to
 
 /** Marks the words of `text` whose joined form matches one of the input's words (a hit found only in `joined`). */
 function markJoined(text: string, joined: Joined[]): string {
-  return text.replace(/\S+/gu, (w) => {
+  return text.replace(TEXT_WORD, (w) => {
     const j = joinedWord(w);
     if (j === null) return w;
     const have = fold(j).split(' ');

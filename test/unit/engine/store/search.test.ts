@@ -188,7 +188,7 @@ describe('search: words as people type them (issue 12)', () => {
           field('invoice_number', 'INV-3003'), field('total_amount', '1250'), field('_1st_Line_Item', 'Desk chair 1,250.00 EUR'), field('tax', '12.50'),
         ] }] },
         { original_file_name: 'scan.pdf', input_file_path: null, documents: [{ class_name: 'Invoice', page_numbers: [1], fields: [
-          field('invoice_number', 'INV-3104'), field('total_amount', '1.250,00'),
+          field('invoice_number', 'INV-3104'), field('total_amount', '1.250,00'), field('net_amount', '2 480,00 €'),
         ] }] },
       ],
       case_info: { fields: [] },
@@ -214,6 +214,10 @@ describe('search: words as people type them (issue 12)', () => {
     expect(found('1250')).toEqual(['_1st_Line_Item=Desk chair 1,250.00 EUR', 'total_amount=1.250,00', 'total_amount=1250']);
     expect(found('1.250,00')).toEqual(['_1st_Line_Item=Desk chair 1,250.00 EUR', 'total_amount=1.250,00']);
     expect(found('chair 1,250.00')).toEqual(['_1st_Line_Item=Desk chair 1,250.00 EUR']);
+    // A space (or a no-break space) as thousands separator, as French and Swiss invoices print it.
+    expect(found('2480')).toEqual(['net_amount=2 480,00 €']);
+    expect(found('2,480.00')).toEqual(['net_amount=2 480,00 €']);
+    expect(ws.search('2480')[0]?.snippet).toBe('[2 480,00] €');
     // 12.50 is twelve and a half, not 1250.
     expect(found('12.50')).toEqual(['tax=12.50']);
     expect(ws.search('1,250').find((h) => h.value === '1250')?.snippet).toBe('[1250]');
