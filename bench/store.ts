@@ -86,7 +86,8 @@ try {
       perQuery.get(q)?.push(ms);
     }
   }
-  const extra = ['invoice', 'Acme invoice', 'receipt Acme', 'scan-123 total'].map((q) => {
+  // The last two as people type them (issue 12): a prefix across the hyphen, a number with a thousands separator.
+  const extra = ['invoice', 'Acme invoice', 'receipt Acme', 'scan-123 total', 'INV-000012', '1,000.5'].map((q) => {
     const xs: number[] = [];
     for (let r = 0; r < 11; r++) {
       const s = performance.now();

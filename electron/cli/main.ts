@@ -13,7 +13,7 @@ Commands:
   runs       runs
   results    stored results of a run
   search     full-text search over stored results
-  export     write a run's results as CSV or JSON
+  export     write results as CSV (--wide: a row per document) or JSON, of a run or a folder/date range
   retry      upload a failed file again
   sandbox    run the local sandbox service
   help       show this help

@@ -21,6 +21,10 @@ const target: Check<FolderTarget> = union(
   'a deployment or an app ({ type, id })',
 ) as Check<FolderTarget>;
 const which = oneOf(['original', 'processed'] as const);
+/** csv: one row per field; csv-wide: one row per document, one column per field; json. */
+const exportFormat = oneOf(['csv', 'csv-wide', 'json'] as const);
+/** A time in Unix ms; before 1970 too (a date typed as such). */
+const when = int(Number.MIN_SAFE_INTEGER);
 /** Largest file a browser may hand over in one piece (headless drops); larger files go through a hot folder. */
 export const MAX_STAGED_BYTES = 200 * 1024 * 1024;
 
@@ -58,7 +62,9 @@ export const REQUEST_CHECKS = {
   'results.run': obj({ runId: id }),
   'results.file': obj({ fileId: id }),
   search: obj({ query: str({ max: 500 }), limit: optional(int(1, 500)) }),
-  'export.run': obj({ runId: id, format: oneOf(['csv', 'json'] as const) }),
+  'export.run': obj({ runId: id, format: exportFormat }),
+  /** Every run with results of a folder (0: files added by hand; none: every folder) started in [sinceMs, untilMs). */
+  'export.selection': obj({ folderId: optional(int(0)), sinceMs: optional(when), untilMs: optional(when), format: exportFormat }),
   'upload.paths': obj({ paths: arrayOf(str({ min: 1, max: 4096 }), 10_000), target }),
   'upload.stage': obj({ dropId: str({ min: 8, max: 64 }), relPath: str({ min: 1, max: 1024 }), bytes: bytes(MAX_STAGED_BYTES) }),
   'upload.staged': obj({ dropId: str({ min: 8, max: 64 }), target }),
@@ -98,6 +104,7 @@ export interface Results {
   'results.file': ResultFileView[];
   search: SearchHitView[];
   'export.run': ExportFile;
+  'export.selection': ExportFile;
   'upload.paths': FileView[];
   'upload.stage': { staged: number };
   'upload.staged': FileView[];

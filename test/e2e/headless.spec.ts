@@ -158,6 +158,30 @@ test('export a run as CSV and JSON', async () => {
   expect(JSON.parse(await readFile(await json.path(), 'utf8'))).toEqual(expect.arrayContaining([expect.objectContaining({ file: expect.stringMatching(/\.pdf$/) })]));
 });
 
+test('export a run by document, and several runs at once, for spreadsheets', async () => {
+  const [wide] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export by document (CSV)' }).click()]);
+  const rows = (await readFile(await wide.path(), 'utf8')).trimEnd().split('\r\n').map((l) => l.split(','));
+  expect(rows[0]!.slice(0, 4)).toEqual(['file', 'document', 'class', 'pages']);
+  expect(rows[0]).toContain('invoice_number');
+  // One row per document, a cell for every column.
+  expect(rows.slice(1).every((r) => r.length === rows[0]!.length)).toBe(true);
+  expect(rows.slice(1).map((r) => r[rows[0]!.indexOf('invoice_number')])).toContainEqual(expect.stringMatching(/^INV-\d$/));
+
+  await page.getByRole('button', { name: 'Export several runs…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Export several runs' });
+  await dialog.getByLabel('Runs started from').fill('2099-01-01');
+  await dialog.getByRole('button', { name: 'Export', exact: true }).click();
+  await expect(dialog.getByRole('alert')).toHaveText(/No stored results match/);
+  await shoot('10b-export-runs');
+  await dialog.getByLabel('Runs started from').fill('');
+  await expect(dialog.getByRole('alert')).toBeHidden();
+  const [several] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Export', exact: true }).click()]);
+  expect(several.suggestedFilename()).toMatch(/^results.*\.csv$/);
+  const text = await readFile(await several.path(), 'utf8');
+  expect(text.split('\r\n')[0]).toMatch(/^run,file,document,class,pages,.*invoice_number/);
+  await expect(dialog).toBeHidden();
+});
+
 test('offline: the service stops; the header says so; results stay browsable and searchable', async () => {
   await sb.close();
   await expect(page.getByText(/offline/i).first()).toBeVisible({ timeout: 40_000 });

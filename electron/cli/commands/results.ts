@@ -1,8 +1,10 @@
 /** Results from the local store (offline): show, search, export. */
 import { resolve } from 'node:path';
-import { resultsCsv, resultsJson } from '../../engine/pipeline/outputs.js';
+import { dayBounds, type DayBounds } from '../../../shared/day-range.js';
+import { exportSelection, exportText, type ExportFormat } from '../../engine/app/exports.js';
+import { resultsJson } from '../../engine/pipeline/outputs.js';
 import type { RunRow, Store } from '../../engine/store/index.js';
-import { parseArgs, UsageError } from '../args.js';
+import { parseArgs, UsageError, type ParsedArgs } from '../args.js';
 import { openLocalStore } from '../local.js';
 import { printJson, table, writeAtomic } from '../output.js';
 
@@ -12,8 +14,16 @@ export const RESULTS_HELP = `docsync results [RUN_ID] [--json]
 export const SEARCH_HELP = `docsync search QUERY [--json]
   Full-text search over stored field values, field names, class names and file names; each hit
   says which run, and which service (FROM), it came from.`;
-export const EXPORT_HELP = `docsync export RUN_ID --format csv|json --out FILE
-  Writes a run's stored results to FILE (atomically: never half a file).`;
+export const EXPORT_HELP = `docsync export RUN_ID --format csv|json [--wide] --out FILE
+docsync export [--folder PATH] [--since DAY] [--until DAY] --format csv|json [--wide] --out FILE
+  Writes stored results to FILE (atomically: never half a file): one run's, or those of every run
+  of a hot folder (--folder PATH; --folder "by hand" for files added by hand) and/or started in a
+  date range (--since DAY, --until DAY: YYYY-MM-DD, local time, both days included); rows then
+  start with the run's id. CSV has one row per field; --wide gives one row per document and one
+  column per field (named as the service names them), as spreadsheets use it.`;
+
+/** What `--folder` takes for the files added by hand (no hot folder). */
+const BY_HAND = 'by hand';
 
 /** A run by service run id (or, failing that, by local id). */
 function findRun(store: Store, id: string): RunRow {
@@ -69,25 +79,65 @@ export function searchCommand(argv: string[]): void {
   }
 }
 
+function dayFlag(args: ParsedArgs, flag: 'since' | 'until'): DayBounds | undefined {
+  const v = args.flags.get(flag);
+  if (v === undefined) return undefined;
+  const b = dayBounds(v);
+  if (!b) throw new UsageError(`--${flag} must be a day written YYYY-MM-DD, like 2026-11-30; got "${v}"`);
+  return b;
+}
+
+/** The hot folder `--folder` names (as given or resolved), null for files added by hand. */
+function folderFlag(store: Store, v: string): number | null {
+  if (v === BY_HAND) return null;
+  const want = resolve(v);
+  const folder = store.folders.list().find((f) => f.path === v || resolve(f.path) === want);
+  if (!folder) {
+    const known = store.folders.list().map((f) => f.path);
+    throw new UsageError(`"${v}" is not a hot folder${known.length ? `; hot folders: ${known.join(', ')}` : ''} (or --folder "${BY_HAND}")`);
+  }
+  return folder.id;
+}
+
 export async function exportCommand(argv: string[]): Promise<void> {
-  const args = parseArgs(argv, { values: ['format', 'out'] });
-  if (args.positional.length !== 1) throw new UsageError('give one run id: docsync export RUN_ID --format csv|json --out FILE');
+  const args = parseArgs(argv, { values: ['format', 'out', 'folder', 'since', 'until'], booleans: ['wide'] });
+  const selecting = ['folder', 'since', 'until'].some((f) => args.flags.has(f));
+  if (selecting && args.positional.length > 0) throw new UsageError('give a run id or --folder/--since/--until, not both');
+  if (!selecting && args.positional.length !== 1) throw new UsageError('give one run id (docsync export RUN_ID ...) or choose runs with --folder PATH, --since DAY, --until DAY');
   const format = args.flags.get('format');
   if (format !== 'csv' && format !== 'json') throw new UsageError(`--format must be csv or json${format ? `; got "${format}"` : ''}`);
+  if (args.booleans.has('wide') && format !== 'csv') throw new UsageError('--wide is a CSV layout: use it with --format csv');
+  const how: ExportFormat = format === 'json' ? 'json' : args.booleans.has('wide') ? 'csv-wide' : 'csv';
   const out = args.flags.get('out');
   if (!out) throw new UsageError('--out FILE is required');
+  const since = dayFlag(args, 'since');
+  const until = dayFlag(args, 'until');
+  if (since && until && until.endMs <= since.startMs) throw new UsageError('--until is before --since');
   const store = openLocalStore();
   try {
-    const run = findRun(store, args.positional[0] as string);
-    requireResults(run);
-    const files = store.results.filesOfRun(run.id);
     const path = resolve(out);
+    let text: string;
+    let said: string;
+    if (selecting) {
+      const folder = args.flags.get('folder');
+      const sel = { folderId: folder === undefined ? undefined : folderFlag(store, folder), sinceMs: since?.startMs, untilMs: until?.endMs };
+      const got = exportSelection(store, sel, how);
+      if (got.runs === 0) throw new UsageError('no run with stored results matches (see: docsync runs)');
+      text = got.text;
+      said = `${got.files} file(s) of ${got.runs} run(s)`;
+    } else {
+      const run = findRun(store, args.positional[0] as string);
+      requireResults(run);
+      const files = store.results.filesOfRun(run.id);
+      text = exportText(how, files);
+      said = `${files.length} file(s) of run ${run.serviceRunId}`;
+    }
     try {
-      await writeAtomic(path, format === 'csv' ? resultsCsv(files) : `${resultsJson(files)}\n`);
+      await writeAtomic(path, text);
     } catch (err) {
       throw new UsageError(`cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
-    console.log(`wrote ${files.length} file(s) of run ${run.serviceRunId} to ${path}`);
+    console.log(`wrote ${said} to ${path}`);
   } finally {
     store.close();
   }

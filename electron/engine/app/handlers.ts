@@ -6,8 +6,8 @@ import type { FolderView, ResultTreeFolder } from '../../../shared/ui/views.js';
 import { normalizeNamespace, normalizeUrl, saveConnectionSettings, type Connection } from '../config/connection.js';
 import { KeychainUnavailableError } from '../config/credentials.js';
 import type { Engine } from '../engine.js';
-import { resultsCsv, resultsJson } from '../pipeline/outputs.js';
 import type { AppCore } from './core.js';
+import { exportSelection, exportText, type ExportFormat } from './exports.js';
 import { probeOnce } from '../service/probe.js';
 import { oneLine } from './core.js';
 import { fileView, folderView, pageLayouts, queueView, resultFileView, runListView, runView, searchHitView } from './views.js';
@@ -15,6 +15,16 @@ import { fileView, folderView, pageLayouts, queueView, resultFileView, runListVi
 const ACCOUNT = 'default';
 /** Largest original or PDF handed to the UI in one piece (pdf.js renders it in the page). */
 const MAX_CONTENT_BYTES = 256 * 1024 * 1024;
+
+const exportSuffix = (f: ExportFormat): string => (f === 'json' ? '.json' : f === 'csv-wide' ? ' (one row per document).csv' : '.csv');
+const exportMime = (f: ExportFormat): string => (f === 'json' ? 'application/json' : 'text/csv');
+const baseName = (p: string): string => p.split(/[\\/]+/).filter(Boolean).at(-1) ?? p;
+/** A day for a file name, local time (YYYY-MM-DD); '' without one. */
+const day = (ms: number | undefined): string => {
+  if (ms === undefined) return '';
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+};
 
 const exists = async (p: string): Promise<boolean> => (await stat(p).catch(() => null)) !== null;
 
@@ -252,9 +262,16 @@ export function createHandlers(core: AppCore): Handlers {
       const run = runOrThrow(runId);
       const files = core.store.results.filesOfRun(runId);
       if (files.length === 0) throw new Error(`run ${run.serviceRunId} has no stored results yet`);
-      return format === 'csv'
-        ? { name: `${run.serviceRunId}.csv`, mime: 'text/csv', text: resultsCsv(files) }
-        : { name: `${run.serviceRunId}.json`, mime: 'application/json', text: resultsJson(files) };
+      return { name: `${run.serviceRunId}${exportSuffix(format)}`, mime: exportMime(format), text: exportText(format, files) };
+    },
+    'export.selection': async ({ folderId, sinceMs, untilMs, format }) => {
+      const folder = folderId === undefined || folderId === 0 ? undefined : core.store.folders.get(folderId);
+      if (folderId && !folder) throw new Error('That folder is no longer watched');
+      const out = exportSelection(core.store, { folderId: folderId === undefined ? undefined : folder?.id ?? null, sinceMs, untilMs }, format);
+      if (out.runs === 0) throw new Error('No stored results match: choose another folder or dates');
+      const name = ['results', folder ? baseName(folder.path) : folderId === 0 ? 'dropped in by hand' : '', day(sinceMs), untilMs === undefined ? '' : `to ${day(untilMs - 1)}`]
+        .filter(Boolean).join(' ');
+      return { name: `${name}${exportSuffix(format)}`, mime: exportMime(format), text: out.text };
     },
 
     'upload.paths': async ({ paths, target }) => (await engine('uploading').uploadFiles(paths, target)).map((f) => fileView(core.store, f)),

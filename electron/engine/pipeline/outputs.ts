@@ -1,8 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import type { ResultFileRow } from '../store/index.js';
+import type { DocumentRow, ResultFileRow } from '../store/index.js';
 
 const CSV_COLUMNS = ['file', 'document', 'class', 'pages', 'field', 'value', 'type', 'confidence', 'valid', 'error'] as const;
+const DOCUMENT_COLUMNS = ['file', 'document', 'class', 'pages'] as const;
 
 function cell(v: unknown): string {
   const s = v === null || v === undefined ? '' : String(v);
@@ -10,30 +11,56 @@ function cell(v: unknown): string {
 }
 
 /**
- * One row per extracted field; documents without fields still get a row. `pages` are the
- * service's page_numbers, which count from 1 as people do: written as they are.
+ * The service run id of each local run, for exports of several runs: every row then starts with a
+ * `run` column (and each JSON file has a `run` key). Without it the export is of one run, as before.
  */
-export function resultsCsv(files: ResultFileRow[]): string {
-  const rows: string[] = [CSV_COLUMNS.join(',')];
+export type RunNames = ReadonlyMap<number, string>;
+
+const csvText = (rows: unknown[][]): string => `${rows.map((r) => r.map(cell).join(',')).join('\r\n')}\r\n`;
+const runCell = (f: ResultFileRow, runs: RunNames | undefined): unknown[] => (runs ? [runs.get(f.runId) ?? ''] : []);
+/** The columns naming a document. `pages` are the service's page_numbers, which count from 1 as people do: written as they are. */
+const documentCells = (f: ResultFileRow, d: DocumentRow, i: number): unknown[] => [f.originalFileName, i + 1, d.className, d.pageNumbers.join(' ')];
+
+/** One row per extracted field; documents without fields still get a row. */
+export function resultsCsv(files: ResultFileRow[], runs?: RunNames): string {
+  const rows: unknown[][] = [[...(runs ? ['run'] : []), ...CSV_COLUMNS]];
   for (const f of files) {
     f.documents.forEach((d, i) => {
-      const base = [f.originalFileName, i + 1, d.className, d.pageNumbers.join(' ')];
-      if (d.fields.length === 0) rows.push([...base, '', '', '', '', '', ''].map(cell).join(','));
-      for (const x of d.fields) {
-        rows.push([...base, x.name, x.value, x.type, x.confidenceModel, x.valid, x.errorMsg].map(cell).join(','));
-      }
+      const base = [...runCell(f, runs), ...documentCells(f, d, i)];
+      if (d.fields.length === 0) rows.push([...base, '', '', '', '', '', '']);
+      for (const x of d.fields) rows.push([...base, x.name, x.value, x.type, x.confidenceModel, x.valid, x.errorMsg]);
     });
   }
-  return `${rows.join('\r\n')}\r\n`;
+  return csvText(rows);
+}
+
+/**
+ * One row per document and one column per field, as accountants lay results out: the field
+ * columns in the order the names first appear, headed by the names as the service sends them. A
+ * field a document lacks is an empty cell; a name a document has twice gets both values in its
+ * cell, one per line.
+ */
+export function resultsWideCsv(files: ResultFileRow[], runs?: RunNames): string {
+  const names = [...new Set(files.flatMap((f) => f.documents.flatMap((d) => d.fields.map((x) => x.name))))];
+  const rows: unknown[][] = [[...(runs ? ['run'] : []), ...DOCUMENT_COLUMNS, ...names]];
+  for (const f of files) {
+    f.documents.forEach((d, i) => {
+      const values = new Map<string, string[]>();
+      for (const x of d.fields) values.set(x.name, [...(values.get(x.name) ?? []), x.value ?? '']);
+      rows.push([...runCell(f, runs), ...documentCells(f, d, i), ...names.map((n) => values.get(n)?.join('\n') ?? '')]);
+    });
+  }
+  return csvText(rows);
 }
 
 /**
  * The stored results in the service's terms: page_numbers from 1, source_coordinates' page_number
  * from 0, alerts with their level and locations as sent, edit history with the time as sent.
  */
-export function resultsJson(files: ResultFileRow[]): string {
+export function resultsJson(files: ResultFileRow[], runs?: RunNames): string {
   return JSON.stringify(
     files.map((f) => ({
+      ...(runs ? { run: runs.get(f.runId) ?? null } : {}),
       file: f.originalFileName,
       input_file_path: f.inputFilePath,
       documents: f.documents.map((d) => ({

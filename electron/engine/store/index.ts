@@ -9,3 +9,4 @@ export { FILE_STATES, UnknownFileError, type FileState, type FileRow, type FileE
 export { TERMINAL_RUN_STATUSES, type BatchRow, type RunRow, type JobRow, type RunsQueries } from './runs.js';
 export { isErrorField, type StoredPage, type FieldRow, type DocumentRow, type ResultFileRow, type CaseFieldRow, type ArtifactRow, type ResultsQueries } from './results.js';
 export { ftsQuery, type SearchHit, type SearchOptions } from './search.js';
+export type { TreeRow } from './browse.js';

@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Db } from './db.js';
+import { registerJoinedWords } from './joined-words.js';
 import { browseQueries, type BrowseQueries } from './browse.js';
 import { foldersQueries, type FoldersQueries } from './folders.js';
 import { filesQueries, type FilesQueries } from './files.js';
@@ -52,6 +53,7 @@ export function openDatabase(path: string, o: Pick<OpenOptions, 'busyTimeoutMs'>
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
+    registerJoinedWords(db);
     return db;
   } catch (e) {
     db.close();

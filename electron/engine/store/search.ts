@@ -1,9 +1,11 @@
 /**
  * Full-text search over stored results: field values and names (`field_search`), class and file
- * names (`document_search`), both FTS5 (migration 004).
+ * names (`document_search`), both FTS5 (migration 004), each with a `joined` column of words with
+ * punctuation inside joined (migration 008, joined-words.ts).
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Db } from './db.js';
+import { joinedWord, TEXT_WORD } from './joined-words.js';
 
 export interface SearchHit {
   /** 'field' for an extracted field, 'document' for a document matched by its class or file name. */
@@ -42,24 +44,49 @@ export interface SearchOptions {
 
 const MIN_PREFIX = 3;
 
+/** A word of user input joined across its punctuation (joined-words.ts), as searched in the `joined` columns. */
+interface Joined { tokens: string[]; prefix: boolean }
+
+const inputWords = (input: string): string[] =>
+  // Control characters separate words (a NUL would end the FTS5 string early).
+  input.replace(/[\u0000-\u001f\u007f]/gu, ' ').split(/\s+/u).filter((w) => /[\p{L}\p{N}]/u.test(w));
+// A prefix of one or two characters expands to a large part of the vocabulary (every number
+// starting with 4): a word whose last token ("4" in "iban-4") is that short matches it whole.
+const isPrefix = (lastToken: string | undefined, prefix: boolean): boolean => prefix && [...(lastToken ?? '')].length >= MIN_PREFIX;
+const tokensOf = (word: string, prefix: boolean): Joined => {
+  const tokens = word.match(/[\p{L}\p{N}\p{M}]+/gu) ?? [];
+  return { tokens, prefix: isPrefix(tokens.at(-1), prefix) };
+};
+const joinedOf = (word: string, prefix: boolean): Joined | null => {
+  const j = joinedWord(word);
+  if (j === null) return null;
+  const tokens = j.split(' ');
+  return { tokens, prefix: isPrefix(tokens.at(-1), prefix) };
+};
+
 /**
  * Turns user input into FTS5 terms that cannot fail to parse: each whitespace-separated word
  * becomes a quoted string (quotes doubled), so operators (AND, OR, NOT, NEAR), column filters,
  * parentheses and stray quotes are plain text. Control characters separate words. Words without
- * a letter or digit are dropped (the tokenizer would give nothing to match).
+ * a letter or digit are dropped (the tokenizer would give nothing to match). A word with
+ * punctuation inside may also match joined ("INV-30" as "INV30"*, "1,250" as "1250"*), which the
+ * `joined` columns hold for stored words and the word's own tokens hold for plain ones.
  */
 export function ftsTerms(input: string, prefix = true): string[] {
-  // Control characters separate words (a NUL would end the FTS5 string early).
-  const words = input.replace(/[\u0000-\u001f\u007f]/gu, ' ').split(/\s+/u).filter((w) => /[\p{L}\p{N}]/u.test(w));
-  // A prefix of one or two characters expands to a large part of the vocabulary (every number
-  // starting with 4): a word whose last token ("4" in "iban-4") is that short matches it whole.
-  return words.map((w) => `"${w.replace(/"/g, '""')}"${prefix && [...(w.match(/[\p{L}\p{N}\p{M}]+/gu)?.at(-1) ?? '')].length >= MIN_PREFIX ? '*' : ''}`);
+  return inputWords(input).map((w) => {
+    const plain = `"${w.replace(/"/g, '""')}"${tokensOf(w, prefix).prefix ? '*' : ''}`;
+    const j = joinedOf(w, prefix);
+    return j === null ? plain : `(${plain} OR "${j.tokens.join(' ')}"${j.prefix ? '*' : ''})`;
+  });
 }
+
+/** Terms joined so that all must match: FTS5 takes no implicit AND next to a parenthesised OR. */
+const allOf = (terms: string[]): string => terms.join(' AND ');
 
 /** The terms of ftsTerms as one FTS5 query in which all words must match; null when nothing is left. */
 export function ftsQuery(input: string, prefix = true): string | null {
   const terms = ftsTerms(input, prefix);
-  return terms.length === 0 ? null : terms.join(' ');
+  return terms.length === 0 ? null : allOf(terms);
 }
 
 /**
@@ -87,7 +114,43 @@ interface HitRaw {
 }
 
 const ids = (xs: number[]): string => JSON.stringify(xs);
-const snippetOf = (t: Table): string => `snippet(${t}, -1, ?, ?, '…', 12)`;
+/*
+ * Snippets of the first two columns only (value and name; class and file name), marked with
+ * control characters that marked() turns into the caller's: the third, `joined`, holds text
+ * nobody typed ("inv3003") and must not be shown.
+ */
+const snippetOf = (t: Table): string =>
+  `coalesce(snippet(${t}, 0, char(1), char(2), '…', 12), '') || char(30) || coalesce(snippet(${t}, 1, char(1), char(2), '…', 12), '')`;
+const OPEN = '\u0001';
+const CLOSE = '\u0002';
+/** Lower case without diacritics, as the tokenizer folds (remove_diacritics 2). */
+const fold = (s: string): string => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+
+/** Marks the words of `text` whose joined form matches one of the input's words (a hit found only in `joined`). */
+function markJoined(text: string, joined: Joined[]): string {
+  return text.replace(TEXT_WORD, (w) => {
+    const j = joinedWord(w);
+    if (j === null) return w;
+    const have = fold(j).split(' ');
+    const hit = joined.some(({ tokens, prefix }) => {
+      const want = tokens.map(fold);
+      return have.some((_, at) => want.every((t, i) => (i === want.length - 1 && prefix ? have[at + i]?.startsWith(t) : have[at + i] === t)));
+    });
+    return hit ? `${OPEN}${w}${CLOSE}` : w;
+  });
+}
+
+/**
+ * The snippet shown: the column with more marked matches (the first on a tie, as FTS5's own
+ * choice), or, for a hit found by joined words alone, the first column that has such a word marked.
+ */
+function shownSnippet(raw: string, joined: Joined[], before: string, after: string): string {
+  const cols = raw.split('\u001e');
+  const marks = (c: string) => c.split(OPEN).length - 1;
+  let text = cols.reduce((best, c) => (marks(c) > marks(best) ? c : best), cols[0] ?? '');
+  if (marks(text) === 0) text = cols.map((c) => markJoined(c, joined)).find((c) => marks(c) > 0) ?? text;
+  return text.replaceAll(OPEN, before).replaceAll(CLOSE, after);
+}
 /** Selects a row's rowid and its document: itself for a document, fields.document_id for a field. */
 const rowsOf = (t: Table, cols = ''): string => (t === 'field_search'
   ? `SELECT field_search.rowid AS id, f.document_id AS doc${cols} FROM field_search JOIN fields f ON f.id = field_search.rowid`
@@ -115,8 +178,8 @@ export function searchQueries(db: Db) {
     (stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM ${t} WHERE ${t} MATCH ? LIMIT ${CAP})`).get(q) as { n: number }).n;
   const latest = (t: Table, q: string, n: number) => all<{ id: number; doc: number }>(`${rowsOf(t)} WHERE ${t} MATCH ? ORDER BY ${t}.rowid DESC LIMIT ?`, q, n);
   /** The best `n` by bm25, with snippets. */
-  const best = (t: Table, q: string, n: number, marks: string[]) =>
-    all<{ id: number; doc: number; rank: number; snippet: string }>(`${rowsOf(t, `, rank, ${snippetOf(t)} AS snippet`)} WHERE ${t} MATCH ? ORDER BY rank LIMIT ?`, ...marks, q, n);
+  const best = (t: Table, q: string, n: number) =>
+    all<{ id: number; doc: number; rank: number; snippet: string }>(`${rowsOf(t, `, rank, ${snippetOf(t)} AS snippet`)} WHERE ${t} MATCH ? ORDER BY rank LIMIT ?`, q, n);
 
   /** Rows among `rowids` that match `q` (the newest `limit`), with `what` computed for them: one pass over their rowid range. */
   function within(t: Table, q: string, rowids: number[], what: string, params: unknown[], limit?: number): { id: number; v: unknown }[] {
@@ -173,7 +236,7 @@ export function searchQueries(db: Db) {
       const toDoc = new Set(either.filter((_, b) => mask & (1 << b)));
       const f = terms.filter((_, i) => side[i] !== 'document' && !toDoc.has(i));
       const d = terms.filter((_, i) => side[i] === 'document' || toDoc.has(i));
-      if (f.length > 0 && d.length > 0) out.push({ fq: f.join(' '), dq: d.join(' ') });
+      if (f.length > 0 && d.length > 0) out.push({ fq: allOf(f), dq: allOf(d) });
     }
     return out;
   }
@@ -206,14 +269,15 @@ export function searchQueries(db: Db) {
       const terms = ftsTerms(query, o.prefix ?? true);
       const n = Math.floor(limit);
       if (terms.length === 0 || n <= 0) return [];
-      const q = terms.join(' ');
-      const marks = [o.before ?? '[', o.after ?? ']'];
+      const q = allOf(terms);
+      // Every input word as it may have matched a stored word's joined form, for snippets found there alone.
+      const joined = inputWords(query).map((w) => joinedOf(w, o.prefix ?? true) ?? tokensOf(w, o.prefix ?? true));
       const tables = (['document_search', 'field_search'] as const).map((t) => ({ t, n: count(t, q) })).filter((x) => x.n > 0);
       const broad = tables.reduce((sum, x) => sum + x.n, 0) > BROAD_MATCHES;
 
       const found: Candidate[] = tables.flatMap(({ t }) => (broad
         ? latest(t, q, n).map((r) => ({ table: t, rowid: r.id, doc: r.doc, query: q, rank: 0 }))
-        : best(t, q, n, marks).map((r) => ({ table: t, rowid: r.id, doc: r.doc, query: q, rank: r.rank, snippet: r.snippet }))));
+        : best(t, q, n).map((r) => ({ table: t, rowid: r.id, doc: r.doc, query: q, rank: r.rank, snippet: r.snippet }))));
       const seen = new Set(found.filter((c) => c.table === 'field_search').map((c) => c.rowid));
       // Unscored hits come after n scored ones: no need to look for them then.
       const more = terms.length > 1 && (broad || found.length < n);
@@ -234,7 +298,7 @@ export function searchQueries(db: Db) {
       for (const cs of groups.values()) {
         const { table, query: fq } = cs[0]!;
         const byId = new Map(cs.map((c) => [c.rowid, c]));
-        for (const r of within(table, fq, [...byId.keys()], snippetOf(table), marks)) byId.get(r.id)!.snippet = String(r.v);
+        for (const r of within(table, fq, [...byId.keys()], snippetOf(table), [])) byId.get(r.id)!.snippet = String(r.v);
       }
 
       const rows = details(chosen);
@@ -245,7 +309,7 @@ export function searchQueries(db: Db) {
         return [{
           kind: field ? 'field' : 'document', fieldId: r.field_id, documentId: r.document_id, resultFileId: r.result_file_id,
           runId: r.run_id, serviceRunId: r.service_run_id, serviceId: r.service_id, fileId: r.file_id, fieldName: r.name, value: r.value,
-          className: r.class_name, fileName: r.file_name, snippet: c.snippet ?? '', rank: c.rank,
+          className: r.class_name, fileName: r.file_name, snippet: shownSnippet(c.snippet ?? '', joined, o.before ?? '[', o.after ?? ']'), rank: c.rank,
         }];
       });
     },

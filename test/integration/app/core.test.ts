@@ -198,6 +198,15 @@ describe('the sandbox in one click, a hot folder, results offline', () => {
     expect(csv.text).toContain(',invoice_number,INV-1,');
     const json = await e.call('export.run', { runId: good.runId as number, format: 'json' });
     expect((JSON.parse(json.text) as { file: string }[]).map((x) => x.file).sort()).toEqual(['bad.pdf', 'inv-1.pdf']);
+    // Issue 12: the wide CSV, and the runs a folder and a date range select.
+    const wide = await e.call('export.run', { runId: good.runId as number, format: 'csv-wide' });
+    expect(wide).toMatchObject({ name: `${run?.serviceRunId} (one row per document).csv`, mime: 'text/csv' });
+    expect(wide.text.split('\r\n')[0]).toMatch(/^file,document,class,pages,.*invoice_number/);
+    const several = await e.call('export.selection', { folderId: folder.id, sinceMs: Date.now() - 3_600_000, format: 'csv-wide' });
+    expect(several.text.split('\r\n').filter(Boolean).slice(1).every((l) => l.startsWith(`${run?.serviceRunId},`))).toBe(true);
+    expect(several.text).toContain(',inv-1.pdf,');
+    await expect(e.call('export.selection', { folderId: 0, format: 'csv' })).rejects.toThrow('No stored results match: choose another folder or dates');
+    await expect(e.call('export.selection', { sinceMs: Date.now() + 3_600_000, format: 'json' })).rejects.toThrow(/No stored results match/);
     const original = await e.call('files.content', { which: 'original', fileId: good.id });
     expect(original.mime).toBe('application/pdf');
     expect(Buffer.from(original.bytes).subarray(0, 5).toString()).toBe('%PDF-');

@@ -26,7 +26,9 @@ describe('checkArgs', () => {
     ['upload.paths', { paths: ['/a'], target: { type: 'deployment' } }, /upload\.paths\.target must be a deployment or an app/],
     ['upload.paths', { paths: 'a', target: { type: 'deployment', id: 'd' } }, /upload\.paths\.paths must be a list/],
     ['upload.stage', { dropId: 'abcdef0123', relPath: 'a.pdf', bytes: 'AAAA' }, /upload\.stage\.bytes must be bytes/],
-    ['export.run', { runId: 1, format: 'xml' }, /export\.run\.format must be one of csv, json/],
+    ['export.run', { runId: 1, format: 'xml' }, /export\.run\.format must be one of csv, csv-wide, json/],
+    ['export.selection', { folderId: -1, format: 'csv' }, /export\.selection\.folderId must be a whole number from 0/],
+    ['export.selection', { sinceMs: 1.5, format: 'csv-wide' }, /export\.selection\.sinceMs must be a whole number/],
     ['search', { query: 'x'.repeat(501) }, /search\.query must be at most 500 characters/],
     ['folders.remove', [], /folders\.remove must be an object, got an array/],
   ] as const)('%s refuses %j', (channel, raw, msg) => {

@@ -10,7 +10,8 @@ import { searchSplit } from './004-search-split.js';
 import { serviceKeys } from './005-service-keys.js';
 import { serviceShapes } from './006-service-shapes.js';
 import { folderProblems } from './007-folder-problems.js';
+import { joinedWordsSearch } from './008-joined-words.js';
 
 export type Migration = (db: Db) => void;
 
-export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceKeys, serviceShapes, folderProblems];
+export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceKeys, serviceShapes, folderProblems, joinedWordsSearch];

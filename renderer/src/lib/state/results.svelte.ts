@@ -3,6 +3,7 @@
  * tree, the opened run's files, documents and fields, the selection, full-text search, exports and
  * opening the original or post-processed PDF.
  */
+import type { Args } from '../../../../shared/ui/contract.js';
 import type { DocumentView, FieldView, ResultFileView, ResultTreeFolder, RunResultsView, SearchHitView } from '../../../../shared/ui/views.js';
 import { bridge } from '../bridge.js';
 import { saveFile } from '../download.js';
@@ -14,6 +15,8 @@ const SEARCH_LIMIT = 200;
 const RUN_CACHE = 24;
 
 export type Which = 'original' | 'processed';
+/** csv: one row per field; csv-wide: one row per document, one column per field; json. */
+export type ExportFormat = Args<'export.run'>['format'];
 
 export interface ViewerFile {
   title: string;
@@ -242,12 +245,26 @@ class ResultsState {
     }
   }
 
-  async exportRun(format: 'csv' | 'json'): Promise<void> {
+  async exportRun(format: ExportFormat): Promise<void> {
     if (this.runId === null) return;
-    await this.#act(`Exporting ${format.toUpperCase()}…`, async () => {
+    await this.#act(`Exporting ${format === 'json' ? 'JSON' : 'CSV'}…`, async () => {
       const f = await bridge.call('export.run', { runId: this.runId as number, format });
       saveFile(f.name, f.mime, f.text);
     });
+  }
+
+  /**
+   * Saves the results of every run a folder and a date range select as one file. Resolves to the
+   * error to show (nothing found, the engine's refusal), or null once saved.
+   */
+  async exportSelection(sel: Args<'export.selection'>): Promise<string | null> {
+    try {
+      const f = await bridge.call('export.selection', sel);
+      saveFile(f.name, f.mime, f.text);
+      return null;
+    } catch (err) {
+      return message(err);
+    }
   }
 
   /** Opens with the OS app when the host can (Electron); else shows the PDF here, or saves what is not a PDF. */

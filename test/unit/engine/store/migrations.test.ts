@@ -93,6 +93,19 @@ describe('migrations: numbered, in order, tracked with user_version', () => {
     expect(s.search('scan_0007').map((h) => h.className)).toEqual(['Receipt', 'Cover Letter']);
   });
 
+  it('a database at version 7 gets its stored words indexed joined by 008: "INV-2026-00" and "1,234.50" find them', () => {
+    const old = openDatabase(t.path);
+    migrate(old, MIGRATIONS.slice(0, 7));
+    const { id: runId } = old.prepare("INSERT INTO runs (service_run_id, created_ms, updated_ms) VALUES ('run_8f2a', 0, 0) RETURNING id").get() as { id: number };
+    resultsQueries(old).storeResultsPage(runId, resultsPage(), parseResultsPage(resultsPage()), 0);
+    old.close();
+    const s = t.open();
+    expect(s.search('INV-2026-00').map((h) => [h.fieldName, h.snippet])).toEqual([['invoice_number', '[INV-2026-0042]']]);
+    expect(s.search('1,234.50').map((h) => h.fieldName)).toEqual(['total_amount']);
+    expect(s.search('scan_00').map((h) => h.className)).toEqual(['Receipt', 'Cover Letter']);
+    for (const t of ['field_search', 'document_search']) s.db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
+  });
+
   it('a migration that fails leaves the database at the version before it, with nothing of it applied', () => {
     const db = openDatabase(t.path);
     const broken = [...MIGRATIONS.slice(0, 1), (d: typeof db) => { d.exec('CREATE TABLE half_done (x)'); throw new Error('boom'); }];

@@ -95,10 +95,12 @@ describe('search: hostile input never throws', () => {
     expect(s.search('INV OR nothing')).toEqual([]);
     expect(s.search('Bürobedarf"').map((h) => h.fieldName)).toEqual(['supplier_name']);
     expect(s.search('Bürobedarf\u0000GmbH').map((h) => h.fieldName)).toEqual(['supplier_name']);
-    expect(ftsQuery('a OR "b')).toBe('"a" "OR" """b"');
-    // Words whose last part has three or more characters are prefixes; shorter ones match whole tokens only.
-    expect(ftsQuery('inv 42 Acme')).toBe('"inv"* "42" "Acme"*');
-    expect(ftsQuery('iban-4 INV-0042 Müll')).toBe('"iban-4" "INV-0042"* "Müll"*');
+    expect(ftsQuery('a OR "b')).toBe('"a" AND "OR" AND """b"');
+    // Words whose last part has three or more characters are prefixes; shorter ones match whole
+    // tokens only. A word with punctuation inside may also match joined, by the same rule.
+    expect(ftsQuery('inv 42 Acme')).toBe('"inv"* AND "42" AND "Acme"*');
+    expect(ftsQuery('iban-4 INV-0042 Müll 1,250 12.50')).toBe('("iban-4" OR "iban4"*) AND ("INV-0042"* OR "INV0042"*) AND "Müll"* AND ("1,250"* OR "1250"*) AND "12.50"');
+    expect(ftsQuery('NEAR(a "x"(y)')).toBe('("NEAR(a" OR "NEARa"*) AND ("""x""(y)" OR "xy")');
     expect(ftsQuery(' - " ')).toBeNull();
     expect(s.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'fields'").get()).toEqual({ n: 1 });
   });
@@ -168,5 +170,61 @@ describe('search: the indexes follow updates', () => {
     expect(s2.search('scan_0007')).toEqual([]);
     for (const t of ['field_search', 'document_search']) s2.db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
     u.cleanup();
+  });
+});
+
+describe('search: words as people type them (issue 12)', () => {
+  // Values as invoices print them and as the service normalises them, and a file named after its invoice.
+  let w: TempStore;
+  let ws: Store;
+  beforeAll(() => {
+    w = tempStore();
+    ws = w.open();
+    const run = ws.runs.addRun({ serviceRunId: 'run_w' }).id;
+    const field = (field_name: string, value: string) => ({ field_name, value, type: 'TEXT' });
+    const raw = resultsPage({
+      files: [
+        { original_file_name: 'INV-3003.pdf', input_file_path: null, documents: [{ class_name: 'Invoice', page_numbers: [1], fields: [
+          field('invoice_number', 'INV-3003'), field('total_amount', '1250'), field('_1st_Line_Item', 'Desk chair 1,250.00 EUR'), field('tax', '12.50'),
+        ] }] },
+        { original_file_name: 'scan.pdf', input_file_path: null, documents: [{ class_name: 'Invoice', page_numbers: [1], fields: [
+          field('invoice_number', 'INV-3104'), field('total_amount', '1.250,00'), field('net_amount', '2 480,00 €'),
+        ] }] },
+      ],
+      case_info: { fields: [] },
+    });
+    ws.results.storeResultsPage(run, raw, parseResultsPage(raw), 0);
+  });
+  afterAll(() => w.cleanup());
+
+  const found = (q: string) => ws.search(q).map((h) => (h.kind === 'field' ? `${h.fieldName}=${h.value}` : `document ${h.fileName}`)).sort();
+
+  it('a prefix matches across punctuation inside a word; the snippet marks the word as stored', () => {
+    expect(found('INV-30')).toEqual(['document INV-3003.pdf', 'invoice_number=INV-3003']);
+    expect(found('INV-3')).toEqual(['document INV-3003.pdf', 'invoice_number=INV-3003', 'invoice_number=INV-3104']);
+    expect(found('inv3003')).toEqual(['document INV-3003.pdf', 'invoice_number=INV-3003']);
+    expect(found('INV-31')).toEqual(['invoice_number=INV-3104']);
+    expect(found('INV-32')).toEqual([]);
+    expect(ws.search('INV-30').find((h) => h.kind === 'field')?.snippet).toBe('[INV-3003]');
+    expect(ws.search('INV-31', 10, { before: '<b>', after: '</b>' })[0]?.snippet).toBe('<b>INV-3104</b>');
+  });
+
+  it('numbers match with or without thousands separators, in either writing; decimals stay apart', () => {
+    expect(found('1,250')).toEqual(['_1st_Line_Item=Desk chair 1,250.00 EUR', 'total_amount=1.250,00', 'total_amount=1250']);
+    expect(found('1250')).toEqual(['_1st_Line_Item=Desk chair 1,250.00 EUR', 'total_amount=1.250,00', 'total_amount=1250']);
+    expect(found('1.250,00')).toEqual(['_1st_Line_Item=Desk chair 1,250.00 EUR', 'total_amount=1.250,00']);
+    expect(found('chair 1,250.00')).toEqual(['_1st_Line_Item=Desk chair 1,250.00 EUR']);
+    // A space (or a no-break space) as thousands separator, as French and Swiss invoices print it.
+    expect(found('2480')).toEqual(['net_amount=2 480,00 €']);
+    expect(found('2,480.00')).toEqual(['net_amount=2 480,00 €']);
+    expect(ws.search('2480')[0]?.snippet).toBe('[2 480,00] €');
+    // 12.50 is twelve and a half, not 1250.
+    expect(found('12.50')).toEqual(['tax=12.50']);
+    expect(ws.search('1,250').find((h) => h.value === '1250')?.snippet).toBe('[1250]');
+    expect(ws.search('1250').find((h) => h.fieldName === '_1st_Line_Item')?.snippet).toBe('Desk chair [1,250.00] EUR');
+  });
+
+  it('a joined word in a class or file name narrows fields like any other word', () => {
+    expect(found('INV-30 total')).toEqual(['total_amount=1250']);
   });
 });
