@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { RunStatus } from '../../../shared/service/runs.js';
+import { fieldFailures } from '../../../shared/ui/messages.js';
 import { isServiceError } from '../service/index.js';
 import type { FileRow, RunRow } from '../store/index.js';
 import { log, setState, settingsOf, type PipelineContext } from './context.js';
@@ -47,13 +48,17 @@ async function storeResults(ctx: PipelineContext, run: RunRow, signal: AbortSign
 /** This run's results of a file: a retried file also has the results of its earlier runs. */
 const resultsOfRun = (ctx: PipelineContext, f: FileRow, runId: number) => ctx.store.results.resultsOfFile(f.id).filter((rf) => rf.runId === runId);
 
-/** Why a file of a completed run failed: its ERROR fields in that run, or null when it is fine. */
+/** Why a file of a completed run failed: a summary of its ERROR fields in that run (then one line each), or null when it is fine. */
 function fileErrors(ctx: PipelineContext, f: FileRow, runId: number): string | null {
-  const msgs = new Set<string>();
+  const failed: { name: string; errorMsg: string | null }[] = [];
+  let total = 0;
   for (const rf of resultsOfRun(ctx, f, runId)) {
-    for (const d of rf.documents) for (const x of d.fields) if (x.isError) msgs.add(`${x.name}: ${x.errorMsg ?? 'ERROR'}`);
+    for (const d of rf.documents) {
+      total += d.fields.length;
+      for (const x of d.fields) if (x.isError) failed.push({ name: x.name, errorMsg: x.errorMsg });
+    }
   }
-  return msgs.size ? `the service could not extract every field:\n${[...msgs].join('\n')}` : null;
+  return fieldFailures(failed, total);
 }
 
 /** The end of a file: state, its output files, and where it goes (archive, error folder, deleted, kept). */

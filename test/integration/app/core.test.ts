@@ -6,7 +6,7 @@ import { readFile, writeFile, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KeytarStore } from '../../../electron/engine/config/credentials.js';
-import type { FileView } from '../../../shared/ui/views.js';
+import type { FileView, Notice } from '../../../shared/ui/views.js';
 import { coreEnv, type CoreEnv } from '../../helpers/app-core.js';
 import { FAST_FOLDER } from '../../helpers/engine.js';
 import { corruptPdf, invoicePdf } from '../../helpers/pdf-fixtures.js';
@@ -50,7 +50,7 @@ describe('connection', () => {
       const states: string[] = [];
       env.core.events.on('connection', (s) => states.push(s.kind));
       const info = await env.call('connection.signIn', { url: sb.url, token: 'member-token', sessionOnly: true });
-      expect(info.account).toEqual({ url: sb.url, context: null, tokenSource: 'memory', signedInAs: new URL(sb.url).host });
+      expect(info.account).toEqual({ url: sb.url, context: null, namespace: null, tokenSource: 'memory', signedInAs: new URL(sb.url).host });
       await waitUntil(() => env!.core.connection.kind === 'online', 'online');
       expect(states).toEqual(['connecting', 'online']);
       // Nothing the UI receives carries the token.
@@ -147,6 +147,8 @@ describe('the sandbox in one click, a hot folder, results offline', () => {
       if (firstFileAt.length === 0) firstFileAt.push(performance.now());
     });
     e.core.events.on('status', (st) => statuses.push({ at: performance.now(), counts: st.counts }));
+    const notices: Notice[] = [];
+    e.core.events.on('notice', (n) => notices.push(n));
     await writeFile(join(inbox, 'inv-1.pdf'), await invoice(1));
     await writeFile(join(inbox, 'bad.pdf'), await corruptPdf());
     await waitUntil(async () => (await e.call('status.get', {})).counts.done === 1 && (await e.call('status.get', {})).counts.failed === 1, 'one done, one failed');
@@ -162,7 +164,17 @@ describe('the sandbox in one click, a hot folder, results offline', () => {
     const bad = page.rows.find((r) => r.name === 'bad.pdf') as FileView;
     expect(good).toMatchObject({ state: 'done', folderId: folder.id, error: null });
     expect(good.runId).not.toBeNull();
-    expect(bad.error).toBeTruthy();
+    // A failed file's reason: one sentence first (the row), the service's words per field behind it.
+    expect(bad.error).toMatch(/^The service could not read this file: it is not a readable PDF \(damaged or incomplete\) \((\d+) of \1 fields failed\)\ninvoice_number: /);
+    // Partial failure is not success: the run that had the bad file says so, in a notice that stays
+    // (an error) until the file is done, and in its counts.
+    const badRun = (await e.call('runs.page', { offset: 0, limit: 10 })).rows.find((r) => r.id === bad.runId);
+    expect(badRun).toMatchObject({ status: 'COMPLETE', failed: 1, done: badRun?.files === 2 ? 1 : 0 });
+    await waitUntil(() => notices.some((n) => n.topic === `files:${bad.id}`), 'the notice of the run with the failed file');
+    expect(notices.find((n) => n.topic === `files:${bad.id}`)).toMatchObject({
+      level: 'error', msg: expect.stringMatching(new RegExp(`^Run ${badRun?.serviceRunId} on sandbox-invoices: ${badRun?.files === 2 ? '1 of 2 done' : '0 of 1 done'}, 1 failed\\. Activity shows why`)),
+    });
+    expect(notices.map((n) => n.msg).join('\n')).not.toMatch(/completed: /);
     expect((await e.call('files.page', { offset: 0, limit: 10, states: ['failed'] })).rows.map((r) => r.name)).toEqual(['bad.pdf']);
     expect((await e.call('files.page', { offset: 0, limit: 10, name: 'INV-' })).rows.map((r) => r.name)).toEqual(['inv-1.pdf']);
     expect((await e.call('files.page', { offset: 0, limit: 10, name: '%' })).total).toBe(0);
