@@ -7,6 +7,8 @@
 /** A stored problem: its first line is what a person reads, the lines after it the detail. */
 export interface Problem {
   summary: string;
+  /** The same, short enough for a table row ("Could not read: a damaged PDF (7 of 7 fields)"). */
+  short: string;
   detail: string | null;
 }
 
@@ -15,13 +17,13 @@ export function readReason(msg: string): string {
   const m = msg.trim();
   const rules: [RegExp, string][] = [
     [/^unsupported file: not a PDF and not UTF-8 text/i, 'not a PDF or text'],
-    [/^no text layer/i, 'the PDF has no text to read (a scan without a text layer)'],
-    [/^PDF is encrypted and no matching password/i, 'the PDF is password-protected and no password was given for it'],
-    [/^PDF is encrypted and the password .* is incorrect/i, 'the PDF is password-protected and the password given for it is wrong'],
-    [/^file is not a readable PDF/i, 'it is not a readable PDF (damaged or incomplete)'],
-    [/^file too large/i, 'the file is too large'],
-    [/^empty file/i, 'the file is empty'],
-    [/^no text: /i, 'the file holds no text'],
+    [/^no text layer/i, 'a scanned PDF without text'],
+    [/^PDF is encrypted and no matching password/i, 'a password-protected PDF, and no password was given'],
+    [/^PDF is encrypted and the password .* is incorrect/i, 'a password-protected PDF, and its password is wrong'],
+    [/^file is not a readable PDF/i, 'a damaged PDF'],
+    [/^file too large/i, 'too large'],
+    [/^empty file/i, 'an empty file'],
+    [/^no text: /i, 'no text in it'],
   ];
   for (const [re, words] of rules) if (re.test(m)) return words;
   return m || 'no reason given';
@@ -53,12 +55,16 @@ export function fileProblem(error: string): Problem {
       return i < 0 ? { name: l, errorMsg: null } : { name: l.slice(0, i), errorMsg: l.slice(i + 2) };
     });
     const reasons = [...new Set(failed.map((f) => readReason(f.errorMsg ?? '')))];
-    const summary = reasons.length === 1
-      ? `The service could not read this file: ${reasons[0]} (${failed.length} field${failed.length === 1 ? '' : 's'} failed)`
-      : `The service could not extract every field: ${reasons.length} different problems (${failed.length} fields failed)`;
-    return { summary, detail: rest.join('\n') };
+    const n = `${failed.length} field${failed.length === 1 ? '' : 's'}`;
+    if (reasons.length === 1) {
+      return { summary: `The service could not read this file: ${reasons[0]} (${n} failed)`, short: `Could not read: ${reasons[0]} (${n})`, detail: rest.join('\n') };
+    }
+    return { summary: `The service could not extract every field: ${reasons.length} different problems (${n} failed)`, short: `${n} failed`, detail: rest.join('\n') };
   }
-  return { summary: sentence(first), detail: rest.length ? rest.join('\n') : null };
+  const read = /^The service could not read this file: (.*) \((\d+ of \d+) fields? failed\)$/.exec(first);
+  const some = /^The service could not extract every field: .* \((\d+ of \d+ fields?) failed\)$/.exec(first);
+  const short = read ? `Could not read: ${read[1]} (${read[2]} fields)` : some ? `${some[1]} failed` : sentence(first);
+  return { summary: sentence(first), short, detail: rest.length ? rest.join('\n') : null };
 }
 
 /** The parts of a service client error a message needs (ServiceError has them). */

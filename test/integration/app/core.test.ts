@@ -165,7 +165,7 @@ describe('the sandbox in one click, a hot folder, results offline', () => {
     expect(good).toMatchObject({ state: 'done', folderId: folder.id, error: null });
     expect(good.runId).not.toBeNull();
     // A failed file's reason: one sentence first (the row), the service's words per field behind it.
-    expect(bad.error).toMatch(/^The service could not read this file: it is not a readable PDF \(damaged or incomplete\) \((\d+) of \1 fields failed\)\ninvoice_number: /);
+    expect(bad.error).toMatch(/^The service could not read this file: a damaged PDF \((\d+) of \1 fields failed\)\ninvoice_number: /);
     // Partial failure is not success: the run that had the bad file says so, in a notice that stays
     // (an error) until the file is done, and in its counts.
     const badRun = (await e.call('runs.page', { offset: 0, limit: 10 })).rows.find((r) => r.id === bad.runId);

@@ -10,25 +10,28 @@ describe('a failed file: one readable sentence, the detail kept behind it', () =
     const text = fieldFailures(FIELDS.map((name) => ({ name, errorMsg: PNG })), 7)!;
     const p = fileProblem(text);
     expect(p.summary).toBe('The service could not read this file: not a PDF or text (7 of 7 fields failed)');
+    expect(p.short).toBe('Could not read: not a PDF or text (7 of 7 fields)');
     expect(p.detail?.split('\n')).toEqual(FIELDS.map((n) => `${n}: ${PNG}`));
   });
 
   it('says which share failed when only some fields did', () => {
     const text = fieldFailures([{ name: 'due_date', errorMsg: 'no value found' }], 7)!;
-    expect(fileProblem(text)).toEqual({ summary: 'The service could not extract every field: no value found (1 of 7 fields failed)', detail: 'due_date: no value found' });
+    expect(fileProblem(text)).toEqual({
+      summary: 'The service could not extract every field: no value found (1 of 7 fields failed)', short: '1 of 7 fields failed', detail: 'due_date: no value found',
+    });
     expect(fieldFailures([], 7)).toBeNull();
   });
 
   it.each([
     [PNG, 'not a PDF or text'],
     [`${PNG} (binary data)`, 'not a PDF or text'],
-    ['no text layer: no page has extractable text', 'the PDF has no text to read (a scan without a text layer)'],
-    ['PDF is encrypted and no matching password was given in runtime_config.svc.pdf.passwords', 'the PDF is password-protected and no password was given for it'],
-    ['PDF is encrypted and the password given for "a" in runtime_config.svc.pdf.passwords is incorrect', 'the PDF is password-protected and the password given for it is wrong'],
-    ['file is not a readable PDF: page 1: Invalid PDF structure', 'it is not a readable PDF (damaged or incomplete)'],
-    ['file too large: 60000000 bytes, over the limit of 52428800 bytes', 'the file is too large'],
-    ['empty file: 0 bytes', 'the file is empty'],
-    ['no text: the file holds only whitespace', 'the file holds no text'],
+    ['no text layer: no page has extractable text', 'a scanned PDF without text'],
+    ['PDF is encrypted and no matching password was given in runtime_config.svc.pdf.passwords', 'a password-protected PDF, and no password was given'],
+    ['PDF is encrypted and the password given for "a" in runtime_config.svc.pdf.passwords is incorrect', 'a password-protected PDF, and its password is wrong'],
+    ['file is not a readable PDF: page 1: Invalid PDF structure', 'a damaged PDF'],
+    ['file too large: 60000000 bytes, over the limit of 52428800 bytes', 'too large'],
+    ['empty file: 0 bytes', 'an empty file'],
+    ['no text: the file holds only whitespace', 'no text in it'],
     ['something new from the service', 'something new from the service'],
   ])('reads the service\'s "%s" as "%s"', (msg, words) => {
     expect(readReason(msg)).toBe(words);
@@ -36,12 +39,18 @@ describe('a failed file: one readable sentence, the detail kept behind it', () =
 
   it('summarises problems stored in the older words (heading plus one line per field)', () => {
     const old = `the service could not extract every field:\n${FIELDS.map((n) => `${n}: ${PNG}`).join('\n')}`;
-    expect(fileProblem(old)).toEqual({ summary: 'The service could not read this file: not a PDF or text (7 fields failed)', detail: old.split('\n').slice(1).join('\n') });
+    expect(fileProblem(old)).toEqual({
+      summary: 'The service could not read this file: not a PDF or text (7 fields failed)', short: 'Could not read: not a PDF or text (7 fields)', detail: old.split('\n').slice(1).join('\n'),
+    });
   });
 
   it('keeps a one-line problem as one sentence', () => {
-    expect(fileProblem('DocSync cannot read this file: permission denied')).toEqual({ summary: 'DocSync cannot read this file: permission denied', detail: null });
-    expect(fileProblem('the run failed: OCR crashed')).toEqual({ summary: 'The run failed: OCR crashed', detail: null });
+    const perm = 'DocSync cannot read this file: permission denied';
+    expect(fileProblem(perm)).toEqual({ summary: perm, short: perm, detail: null });
+    expect(fileProblem('the run failed: OCR crashed')).toMatchObject({ summary: 'The run failed: OCR crashed', detail: null });
+    expect(fileProblem('The upload failed: the service had a problem (error 500)\nuploadFile failed (http 500): boom')).toEqual({
+      summary: 'The upload failed: the service had a problem (error 500)', short: 'The upload failed: the service had a problem (error 500)', detail: 'uploadFile failed (http 500): boom',
+    });
   });
 });
 
