@@ -83,6 +83,37 @@ describe('connection', () => {
     }
   });
 
+  it('the service gone: why, and what DocSync will do, in the words of a person (no call names), the detail kept; back, the file goes up', async () => {
+    let sb = await sandbox();
+    const port = Number(new URL(sb.url).port);
+    try {
+      env = await coreEnv();
+      const e = env;
+      await e.call('connection.signIn', { url: sb.url, token: 'member-token', sessionOnly: true });
+      await waitUntil(() => e.core.connection.kind === 'online', 'online');
+      const notices: Notice[] = [];
+      e.core.events.on('notice', (n) => notices.push(n));
+      await sb.close();
+      await waitUntil(() => e.core.connection.kind === 'offline', 'offline');
+      expect(e.core.connection).toMatchObject({ kind: 'offline', reason: 'nothing answers at its address' });
+
+      const file = join(e.root, 'while-offline.pdf');
+      await writeFile(file, await invoice(7));
+      await e.call('upload.paths', { paths: [file], target: { type: 'deployment', id: 'sandbox-invoices' } });
+      await waitUntil(() => notices.some((n) => n.topic === 'service'), 'the retry notice');
+      const retry = notices.find((n) => n.topic === 'service');
+      expect(retry).toMatchObject({ level: 'warn', msg: expect.stringMatching(/^The service cannot be reached: nothing answers at its address\. DocSync will try again to upload 1 file in \d+ s\.$/) });
+      // The technical words are not thrown away: they are the notice's detail.
+      expect(retry?.detail).toMatch(/^batch \d+: \w+ failed \(network.*ECONNREFUSED/);
+      expect(notices.map((n) => n.msg).join('\n')).not.toMatch(/ECONNREFUSED|failed \((http|network)|listBatches|createBatch|\bbatch \d/);
+
+      sb = await sandbox({ port });
+      await waitUntil(async () => (await e.call('status.get', {})).counts.done === 1, 'the file went up once the service was back', 30_000);
+    } finally {
+      await sb.close();
+    }
+  });
+
   it('with no keychain, signing in says so plainly and offers a session-only token; nothing is saved', async () => {
     const before = process.env.DBUS_SESSION_BUS_ADDRESS;
     // A real keytar talking to a D-Bus address where nothing listens: what a desktop-less host has.
