@@ -114,6 +114,26 @@ describe('connection', () => {
     }
   });
 
+  it('a file waiting in a batch still open for more files says when the batch closes; then it goes up', async () => {
+    env = await coreEnv();
+    const e = env;
+    await e.call('connection.trySandbox', {});
+    await waitUntil(() => e.core.connection.kind === 'online', 'online');
+    const inbox = join(e.root, 'slow-inbox');
+    await mkdir(inbox);
+    await e.call('folders.add', { settings: { path: inbox, deployment: 'sandbox-invoices', ...FAST_FOLDER, batching: { ...FAST_FOLDER.batching, quietMs: 4000 } } });
+    await writeFile(join(inbox, 'inv-9.pdf'), await invoice(9));
+    const queued = async () => (await e.call('files.page', { offset: 0, limit: 10 })).rows[0];
+    await waitUntil(async () => (await queued())?.state === 'queued', 'the file is queued');
+    const row = await queued();
+    expect(row).toMatchObject({ batchId: null, reviewWaiting: false });
+    // Within the quiet period from now: the UI counts it down ("waiting for more files (4 s)").
+    expect(row?.batchClosesMs).toBeGreaterThan(Date.now());
+    expect(row?.batchClosesMs).toBeLessThanOrEqual(Date.now() + 4000);
+    await waitUntil(async () => (await queued())?.state === 'done', 'the batch closed and the file went through');
+    expect((await queued())?.batchClosesMs).toBeNull();
+  });
+
   it('with no keychain, signing in says so plainly and offers a session-only token; nothing is saved', async () => {
     const before = process.env.DBUS_SESSION_BUS_ADDRESS;
     // A real keytar talking to a D-Bus address where nothing listens: what a desktop-less host has.
