@@ -268,6 +268,16 @@ test('drag and drop files onto the window while paused: the file says why it wai
   expect(serveLog).not.toMatch(/page error/);
 });
 
+test('a copy of a processed file is skipped with its reason, in neutral words, not as an error', async () => {
+  await writeFile(join(inbox, 'copy-of-inv-1.pdf'), await invoice(1));
+  const row = queue().getByRole('row').filter({ hasText: 'copy-of-inv-1.pdf' });
+  await expect(row.getByText(/^Skipped$/)).toBeVisible({ timeout: 30_000 });
+  const reason = row.getByText('Already processed: same content as inv-1.pdf', { exact: true });
+  await expect(reason).toBeVisible();
+  await expect(reason).not.toHaveClass(/error/);
+  await shoot('13b-activity-skipped-duplicate');
+});
+
 test('a field on page 2 of a three-page PDF: its box is drawn on page 2, where the value is; pages count from 1', async () => {
   // Runs on its own too (-g): then the app is signed in to its built-in sandbox, which has the same deployments.
   if (!page.url().startsWith('http')) await page.goto(openUrl);
