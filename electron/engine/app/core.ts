@@ -274,7 +274,7 @@ export class AppCore {
       if (this.#announced.get(run.id) === run.status) return;
       const files = run.batchId === null ? [] : this.store.files.list({ batchId: run.batchId });
       // A run is COMPLETE on the service before its files are: its outcome is told once they are.
-      if (run.status === 'COMPLETE' && files.some((f) => f.state === 'running' || f.state === 'uploaded')) return;
+      if ((run.status === 'COMPLETE' || run.status === 'FAILED') && files.some((f) => f.state === 'running' || f.state === 'uploaded')) return;
       this.#announced.set(run.id, run.status ?? '');
       // An error about failed files goes away once they are retried and done.
       const failed = files.filter((f) => f.state === 'failed').map((f) => f.id);
@@ -283,7 +283,10 @@ export class AppCore {
         const outcome = runOutcome(view);
         if (view.failed > 0) this.notice('error', `Run ${run.serviceRunId} on ${target}: ${outcome}. Activity shows why; retry the failed files there.`, { topic });
         else this.notice('info', `Run ${run.serviceRunId} on ${target} finished: ${outcome}`);
-      } else if (run.status === 'FAILED') this.notice('error', `Run ${run.serviceRunId} on ${target} failed${run.msg ? `: ${run.msg}` : ''}`, { topic });
+      } else if (run.status === 'FAILED') {
+        const what = view.files === 1 ? 'Its file is marked failed; retry it' : `Its ${view.files} files are marked failed; retry them`;
+        this.notice('error', `Run ${run.serviceRunId} on ${target} failed${run.msg ? `: ${run.msg.split('\n')[0]}` : ''}. ${what} from Activity.`, { topic, detail: run.msg });
+      }
     });
     engine.on('folders', () => {
       if (live()) void this.handlers['folders.list']({}).then((list) => this.events.emit('folders', list));

@@ -10,7 +10,7 @@ import type { FileView, Notice } from '../../../shared/ui/views.js';
 import { coreEnv, type CoreEnv } from '../../helpers/app-core.js';
 import { FAST_FOLDER } from '../../helpers/engine.js';
 import { corruptPdf, invoicePdf } from '../../helpers/pdf-fixtures.js';
-import { sandbox } from '../../helpers/sandbox.js';
+import { caller, sandbox } from '../../helpers/sandbox.js';
 import { waitUntil } from '../../helpers/wait.js';
 
 let env: CoreEnv | undefined;
@@ -132,6 +132,28 @@ describe('connection', () => {
     expect(row?.batchClosesMs).toBeLessThanOrEqual(Date.now() + 4000);
     await waitUntil(async () => (await queued())?.state === 'done', 'the batch closed and the file went through');
     expect((await queued())?.batchClosesMs).toBeNull();
+  });
+
+  it('a run that fails (review rejected) says so and what to do, once its file is marked failed; the service\'s reason kept', async () => {
+    env = await coreEnv();
+    const e = env;
+    await e.call('connection.trySandbox', {});
+    await waitUntil(() => e.core.connection.kind === 'online', 'online');
+    const notices: Notice[] = [];
+    e.core.events.on('notice', (n) => notices.push(n));
+    const file = join(e.root, 'unreadable-total.pdf');
+    await writeFile(file, await invoicePdf({ invoiceNumber: 'INV-8', invoiceDate: 'May 1, 2026', dueDate: 'May 31, 2026', total: 'TBD', vendor: 'Vendor 8' }));
+    const [queued] = await e.call('upload.paths', { paths: [file], target: { type: 'deployment', id: 'sandbox-invoices-review' } });
+    const runOf = async () => (await e.call('runs.page', { offset: 0, limit: 5 })).rows[0];
+    await waitUntil(async () => (await runOf())?.reviewWaiting === true, 'the run waits for review');
+    const run = (await runOf())!;
+    const reviewed = await caller(e.sandboxes[0]!.url, 'admin-token')('POST', `/sandbox/runs/${run.serviceRunId}/review`, { action: 'reject', reason: 'total unreadable' });
+    expect(reviewed.status).toBe(200);
+    await waitUntil(() => notices.some((n) => n.level === 'error'), 'the failure notice');
+    expect(notices.filter((n) => n.level === 'error')).toEqual([expect.objectContaining({
+      msg: expect.stringMatching(new RegExp(`^Run ${run.serviceRunId} on sandbox-invoices-review failed: .+\\. Its file is marked failed; retry it from Activity\\.$`)),
+      topic: `files:${queued!.id}`, detail: expect.any(String),
+    })]);
   });
 
   it('with no keychain, signing in says so plainly and offers a session-only token; nothing is saved', async () => {
