@@ -67,7 +67,7 @@ async function finishFile(ctx: PipelineContext, f: FileRow, runId: number, failu
   const s = folder ? settingsOf(folder) : undefined;
   if (s?.outputDir) {
     await writeFileOutputs(s.outputDir, f.originalName, resultsOfRun(ctx, f, runId)).catch((e: Error) =>
-      log(ctx, 'warn', `could not write outputs of ${f.path}: ${e.message}`),
+      log(ctx, 'warn', `DocSync could not write the results of ${f.originalName} into the folder's output folder; they stay in DocSync.`, { detail: `${f.path}: ${e.message}` }),
     );
   }
   // The file is moved before its final state is recorded, so 'done' or 'failed' means finished; after
@@ -77,7 +77,7 @@ async function finishFile(ctx: PipelineContext, f: FileRow, runId: number, failu
     else if (!failure && s?.afterSuccess.action === 'archive') await moveInto(f.path, s.afterSuccess.archiveDir);
     else if (!failure && s?.afterSuccess.action === 'delete') await rm(f.path, { force: true });
   } catch (e) {
-    log(ctx, 'warn', `could not move ${f.path}: ${(e as Error).message}`);
+    log(ctx, 'warn', `DocSync could not move ${f.originalName} out of the hot folder after it was processed; it stays where it is.`, { detail: `${f.path}: ${(e as Error).message}` });
   }
   setState(ctx, f.id, failure ? 'failed' : 'done', failure);
 }
