@@ -122,8 +122,8 @@ export function serviceProblem(e: ServiceProblemLike): string {
 
 /** A batch that could not go up yet and will be tried again. */
 export function retryLater(reason: string, delayMs: number, files: number): string {
-  const what = files === 1 ? '1 file' : `${files} files`;
-  return `${capital(reason)}. DocSync will try again to upload ${what} in ${Math.max(1, Math.round(delayMs / 1000))} s.`;
+  const what = files === 1 ? ' 1 file' : files > 1 ? ` ${files} files` : '';
+  return `${capital(reason)}. DocSync will try again${what ? ` to upload${what}` : ''} in ${Math.max(1, Math.round(delayMs / 1000))} s.`;
 }
 
 /** A run's outcome by its files: "6 files done", "4 of 6 done, 2 failed". */

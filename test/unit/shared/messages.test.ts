@@ -77,6 +77,7 @@ describe('the service in the user\'s words, never operation names', () => {
   it('says what happened and what DocSync will do about a batch it tries again', () => {
     expect(retryLater(serviceProblem(refused), 8000, 3)).toBe('The service cannot be reached: nothing answers at its address. DocSync will try again to upload 3 files in 8 s.');
     expect(retryLater('the service is busy', 400, 1)).toBe('The service is busy. DocSync will try again to upload 1 file in 1 s.');
+    expect(retryLater('the service is busy', 2000, 0)).toBe('The service is busy. DocSync will try again in 2 s.');
   });
 });
 
