@@ -2,7 +2,8 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import { rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { FOLDER_DEFAULTS, validateFolderSettings, type FolderRunSettings, type FolderTarget, type HotFolderSettings } from '../../shared/hot-folder.js';
-import { log, setState, settingsOf, type EngineEvents, type PipelineContext } from './pipeline/context.js';
+import { inWords, log, setState, settingsOf, technical, type EngineEvents, type PipelineContext } from './pipeline/context.js';
+import { retryLater } from '../../shared/ui/messages.js';
 import { DEFAULT_POLL, followRun, type PollPolicy } from './pipeline/follower.js';
 import { sha256File } from './pipeline/hash.js';
 import { intake, recordBatch } from './pipeline/intake.js';
@@ -394,6 +395,14 @@ export class Engine extends EventEmitter<EngineEvents> {
     await rm(`${moved}.error.txt`, { force: true });
   }
 
+  /** When the open batch holding this file closes (ms since the epoch), or null when it is in none. */
+  batchClosesAt(f: Pick<FileRow, 'folderId' | 'path' | 'batchId'>): number | null {
+    if (f.batchId !== null || f.folderId === null) return null;
+    const loop = this.folders.get(f.folderId);
+    const at = loop?.planner.has(f.path) ? loop.planner.nextDeadline() : undefined;
+    return typeof at === 'number' ? Date.now() + Math.max(0, at - performance.now()) : null;
+  }
+
   /** A file not yet uploading is set aside. */
   cancelFile(fileId: number): FileRow {
     const f = this.store.files.get(fileId);
@@ -428,7 +437,7 @@ export class Engine extends EventEmitter<EngineEvents> {
 
   private task(fn: () => Promise<unknown>): void {
     const p = fn()
-      .catch((e: unknown) => log(this.ctx, 'error', e instanceof Error ? e.message : String(e)))
+      .catch((e: unknown) => log(this.ctx, 'error', `Something went wrong: ${inWords(e)}`, { detail: technical(e) }))
       .finally(() => this.tasks.delete(p));
     this.tasks.add(p);
   }
@@ -461,7 +470,8 @@ export class Engine extends EventEmitter<EngineEvents> {
           if (!(e instanceof TryLater)) throw e;
           const delay = Math.min(this.retry.maxMs, (this.retryDelay.get(id) ?? this.retry.initialMs / 2) * 2);
           this.retryDelay.set(id, delay);
-          log(this.ctx, 'warn', `batch ${id} will be tried again in ${Math.round(delay / 1000)} s: ${e.message}`);
+          const files = this.store.files.list({ batchId: id }).filter((f) => !['done', 'failed', 'skipped'].includes(f.state)).length;
+          log(this.ctx, 'warn', retryLater(inWords(e.reason), delay, files), { detail: `batch ${id}: ${technical(e.reason)}`, topic: 'service' });
           this.later(delay, () => this.enqueue(id));
         } finally {
           this.uploading.delete(id);
@@ -490,7 +500,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       try {
         next = await followRun(this.ctx, run, cur.delay, this.poll, this.ctl.signal);
       } catch (e) {
-        log(this.ctx, 'warn', `run ${run.serviceRunId}: ${e instanceof Error ? e.message : String(e)}`);
+        log(this.ctx, 'warn', `DocSync could not check on run ${run.serviceRunId}: ${inWords(e)}. It asks again shortly.`, { detail: technical(e), topic: 'service' });
         next = Math.min(this.poll.maxMs, Math.max(this.poll.initialMs, cur.delay * 2));
       } finally {
         cur.busy = false;

@@ -2,6 +2,7 @@
  * Which run events deserve a desktop notification, and their wording. Pure: a run is announced
  * once per final (or review) status, however often the engine re-sends it (results stored, ...).
  */
+import { runOutcome } from '../../shared/ui/messages.js';
 import type { RunView } from '../../shared/ui/views.js';
 
 export interface NotificationText {
@@ -22,6 +23,8 @@ const reason = (msg: string | null): string => {
 export function runNotification(r: RunView): NotificationText | null {
   switch (r.status) {
     case 'COMPLETE':
+      // Partial failure is not success.
+      if (r.failed > 0) return { title: 'Run finished with failed files', body: `${runOutcome(r)} by ${what(r)}.`, urgent: true };
       return { title: 'Run complete', body: `${files(r.files)} processed by ${what(r)}.`, urgent: false };
     case 'FAILED':
       return { title: 'Run failed', body: `${files(r.files)} in ${what(r)}: ${reason(r.msg) || 'the service did not say why'}`, urgent: true };
@@ -43,6 +46,8 @@ export class RunAnnouncer {
   next(r: RunView): NotificationText | null {
     const text = runNotification(r);
     if (!text) return null;
+    // The service says COMPLETE before DocSync has finished the run's files: their outcome comes later.
+    if (r.status === 'COMPLETE' && r.done + r.failed < r.files) return null;
     const key = `${r.id}:${r.status}`;
     if (this.#seen.has(key)) return null;
     this.#seen.add(key);

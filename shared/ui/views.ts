@@ -21,6 +21,10 @@ export interface FileView {
   /** Local run id once the file's batch has a run. */
   runId: number | null;
   updatedMs: number;
+  /** Running in a run that waits for a person's review. */
+  reviewWaiting: boolean;
+  /** Queued in a batch still open for more files: when it closes (ms since the epoch), else null. */
+  batchClosesMs: number | null;
 }
 
 export interface FileHistoryEntry {
@@ -75,6 +79,9 @@ export interface RunView {
   msg: string | null;
   reviewWaiting: boolean;
   files: number;
+  /** Of `files`: done, and failed (a completed run can have failed files). */
+  done: number;
+  failed: number;
   folderId: number | null;
   createdMs: number;
   startMs: number | null;
@@ -223,6 +230,14 @@ export interface ExportFile {
 
 export interface Notice {
   level: 'info' | 'warn' | 'error';
+  /** One sentence in the user's words: what happened and what DocSync will do. */
   msg: string;
   atMs: number;
+  /** The technical words behind it (shown on request), or null. */
+  detail?: string | null;
+  /**
+   * What the notice is about, so the UI can take it away once that is resolved: `files:ID,ID` (goes
+   * once those files are done), `signin` (once signed in), `service` (once the service answers).
+   */
+  topic?: string | null;
 }

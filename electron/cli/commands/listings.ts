@@ -1,4 +1,5 @@
 /** Commands that only read the local store: they work offline. */
+import { fileProblem } from '../../../shared/ui/messages.js';
 import { FILE_STATES, type FileState } from '../../engine/store/index.js';
 import { parseArgs, UsageError } from '../args.js';
 import { openLocalStore } from '../local.js';
@@ -52,7 +53,7 @@ export function filesCommand(argv: string[]): void {
     const rows = store.files.list(state === undefined ? {} : { state: state as FileState });
     if (args.booleans.has('json')) return printJson(rows);
     if (rows.length === 0) return console.log(state ? `no ${state} files` : 'no files yet');
-    console.log(table(['ID', 'STATE', 'SIZE', 'UPDATED', 'PATH', 'ERROR'], rows.map((f) => [f.id, f.state, f.size, when(f.updatedMs), f.path, f.error])));
+    console.log(table(['ID', 'STATE', 'SIZE', 'UPDATED', 'PATH', 'ERROR'], rows.map((f) => [f.id, f.state, f.size, when(f.updatedMs), f.path, f.error && fileProblem(f.error).summary])));
   } finally {
     store.close();
   }

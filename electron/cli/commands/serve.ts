@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileProblem } from '../../../shared/ui/messages.js';
 import { fileURLToPath } from 'node:url';
 import { startBuiltInSandbox } from '../../../sandbox/index.js';
 import { AppCore } from '../../engine/app/core.js';
@@ -73,8 +74,9 @@ export async function serveCommand(argv: string[]): Promise<void> {
   }
   core.events.on('file', (file) => {
     if (file.state === 'done') console.log(`done     ${file.path}`);
-    else if (file.state === 'failed') console.log(`failed   ${file.path}: ${file.error ?? 'unknown error'}`);
-    else if (file.state === 'skipped') console.log(`skipped  ${file.path}${file.error ? `: ${file.error}` : ''}`);
+    // One line per file: the reason's sentence (`docsync files --json` has the detail).
+    else if (file.state === 'failed') console.log(`failed   ${file.path}: ${file.error ? fileProblem(file.error).summary : 'unknown error'}`);
+    else if (file.state === 'skipped') console.log(`skipped  ${file.path}${file.error ? `: ${fileProblem(file.error).summary}` : ''}`);
   });
   core.events.on('run', (run) => console.log(`run      ${run.serviceRunId} ${run.status ?? ''}`.trimEnd()));
   core.events.on('notice', (n) => {

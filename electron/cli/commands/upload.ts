@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { fileProblem } from '../../../shared/ui/messages.js';
 import type { FolderRunSettings, FolderTarget } from '../../../shared/hot-folder.js';
 import type { FileRow, FileState } from '../../engine/store/index.js';
 import { intFlag, parseArgs, UsageError } from '../args.js';
@@ -33,7 +34,7 @@ function report(host: Host, ids: number[], json: boolean): FileRow[] {
   if (json) {
     printJson(rows.map((f) => ({ ...f, serviceRunId: runs.get(f.id)?.serviceRunId ?? null })));
   } else {
-    console.log(table(['ID', 'STATE', 'RUN', 'FILE', 'ERROR'], rows.map((f) => [f.id, f.state, runs.get(f.id)?.serviceRunId, f.path, f.error])));
+    console.log(table(['ID', 'STATE', 'RUN', 'FILE', 'ERROR'], rows.map((f) => [f.id, f.state, runs.get(f.id)?.serviceRunId, f.path, f.error && fileProblem(f.error).summary])));
   }
   return rows;
 }

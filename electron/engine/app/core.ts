@@ -7,7 +7,8 @@ import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { zeroCounts } from '../../../shared/file-states.js';
 import { checkArgs, isRequestChannel, type EventChannel, type Events, type Handlers, type RequestChannel } from '../../../shared/ui/contract.js';
-import type { AccountView, AppInfo, ConnectionState, StatusView, Transfer } from '../../../shared/ui/views.js';
+import { offlineReason, runOutcome, sentence, serviceProblem } from '../../../shared/ui/messages.js';
+import type { AccountView, AppInfo, ConnectionState, Notice, StatusView, Transfer } from '../../../shared/ui/views.js';
 import { clientConfigOf, resolveConnection, type Connection } from '../config/connection.js';
 import { KeychainUnavailableError, MemoryStore } from '../config/credentials.js';
 import { Engine } from '../engine.js';
@@ -201,8 +202,12 @@ export class AppCore {
     this.events.emit('app', this.info());
   }
 
-  notice(level: 'info' | 'warn' | 'error', msg: string): void {
-    this.events.emit('notice', { level, msg, atMs: Date.now() });
+  /**
+   * Tells the UI something. `detail` keeps the technical words (the UI shows them behind the
+   * message); `topic` names the problem, so the UI can take an error away once it is resolved.
+   */
+  notice(level: Notice['level'], msg: string, o: { detail?: string | null; topic?: string | null } = {}): void {
+    this.events.emit('notice', { level, msg, atMs: Date.now(), detail: o.detail ?? null, topic: o.topic ?? null });
   }
 
   status(): StatusView {
@@ -248,7 +253,7 @@ export class AppCore {
     engine.on('file', ({ file, from }) => {
       if (!live()) return;
       if (file.state !== 'uploading') s.transfers.delete(file.id);
-      this.events.emit('file', fileView(this.store, file));
+      this.events.emit('file', fileView(this.store, file, engine.batchClosesAt(file)));
       if (file.state !== from) this.statusChanged();
     });
     engine.on('progress', (p) => {
@@ -267,16 +272,28 @@ export class AppCore {
       this.statusChanged();
       const target = run.deploymentId ?? run.appId ?? 'the service';
       if (this.#announced.get(run.id) === run.status) return;
+      const files = run.batchId === null ? [] : this.store.files.list({ batchId: run.batchId });
+      // A run is COMPLETE on the service before its files are: its outcome is told once they are.
+      if ((run.status === 'COMPLETE' || run.status === 'FAILED') && files.some((f) => f.state === 'running' || f.state === 'uploaded')) return;
       this.#announced.set(run.id, run.status ?? '');
-      if (run.status === 'COMPLETE') this.notice('info', `Run ${run.serviceRunId} on ${target} completed: ${view.files} file${view.files === 1 ? '' : 's'}`);
-      else if (run.status === 'FAILED') this.notice('error', `Run ${run.serviceRunId} on ${target} failed${run.msg ? `: ${run.msg}` : ''}`);
+      // An error about failed files goes away once they are retried and done.
+      const failed = files.filter((f) => f.state === 'failed').map((f) => f.id);
+      const topic = failed.length ? `files:${failed.join(',')}` : null;
+      if (run.status === 'COMPLETE') {
+        const outcome = runOutcome(view);
+        if (view.failed > 0) this.notice('error', `Run ${run.serviceRunId} on ${target}: ${outcome}. Activity shows why; retry the failed files there.`, { topic });
+        else this.notice('info', `Run ${run.serviceRunId} on ${target} finished: ${outcome}`);
+      } else if (run.status === 'FAILED') {
+        const what = view.files === 1 ? 'Its file is marked failed; retry it' : `Its ${view.files} files are marked failed; retry them`;
+        this.notice('error', `Run ${run.serviceRunId} on ${target} failed${run.msg ? `: ${run.msg.split('\n')[0]}` : ''}. ${what} from Activity.`, { topic, detail: run.msg });
+      }
     });
     engine.on('folders', () => {
       if (live()) void this.handlers['folders.list']({}).then((list) => this.events.emit('folders', list));
     });
-    engine.on('log', ({ level, msg }) => {
+    engine.on('log', ({ level, msg, detail, topic }) => {
       if (!live() || level === 'info') return;
-      this.notice(level, msg);
+      this.notice(level, msg, { detail, topic });
       // A failing engine is often the first to notice the service went away: check now.
       if (this.#state.kind === 'online') this.scheduleProbe(s, 500);
     });
@@ -299,7 +316,7 @@ export class AppCore {
         next = { kind: 'refused', url: s.conn.url, reason: `the service refused the token (${err.status}): sign in again` };
       } else {
         const since = this.#state.kind === 'offline' ? this.#state.sinceMs : Date.now();
-        next = { kind: 'offline', url: s.conn.url, reason: oneLine(err), sinceMs: since };
+        next = { kind: 'offline', url: s.conn.url, reason: isServiceError(err) ? offlineReason(err) : oneLine(err), sinceMs: since };
       }
     }
     if (this.#session !== s) return this.#state;
@@ -315,8 +332,9 @@ function signedInAs(s: Session): string {
   return `${host}${s.conn.context ? ` (context ${s.conn.context})` : ''}`;
 }
 
+/** An error as one line a person reads (a service client error in their words, not the call's name). */
 export function oneLine(err: unknown): string {
-  const msg = isServiceError(err) ? err.describe() : err instanceof Error ? err.message : String(err);
+  const msg = isServiceError(err) ? sentence(serviceProblem(err)) : err instanceof Error ? err.message : String(err);
   return msg.split('\n')[0]?.slice(0, 500) ?? 'unknown error';
 }
 

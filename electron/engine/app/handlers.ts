@@ -165,7 +165,7 @@ export function createHandlers(core: AppCore): Handlers {
 
     'files.page': async ({ states, folderId, name, offset, limit }) => {
       const page = core.store.browse.queue({ ...(states ? { states } : {}), ...(folderId !== undefined ? { folderId } : {}), ...(name ? { name } : {}) }, offset, limit);
-      return { total: page.total, offset, rows: page.rows.map(queueView) };
+      return { total: page.total, offset, rows: page.rows.map((r) => queueView(r, core.engine?.batchClosesAt(r) ?? null)) };
     },
     'files.history': async ({ id }) => core.store.files.history(id).map((e) => ({ from: e.fromState, to: e.toState, atMs: e.atMs, error: e.error })),
     'files.retry': async ({ id }) => fileView(core.store, await engine('retrying').retryFile(id)),

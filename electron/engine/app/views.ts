@@ -7,14 +7,15 @@ import type {
 import type { QueueRow, RunListRow } from '../store/browse.js';
 import type { DocumentRow, FieldRow, FileRow, FolderRow, ResultFileRow, RunRow, SearchHit, Store } from '../store/index.js';
 
-export const queueView = (r: QueueRow): FileView => ({
+/** `batchClosesMs`: when the open batch the file waits in closes (the engine knows; see Engine.batchClosesAt). */
+export const queueView = (r: QueueRow, batchClosesMs: number | null = null): FileView => ({
   id: r.id, folderId: r.folderId, path: r.path, name: r.originalName, size: r.size, state: r.state, error: r.error, batchId: r.batchId,
-  runId: r.runId, updatedMs: r.updatedMs,
+  runId: r.runId, updatedMs: r.updatedMs, reviewWaiting: r.reviewWaiting, batchClosesMs,
 });
 
-export function fileView(store: Store, f: FileRow): FileView {
+export function fileView(store: Store, f: FileRow, batchClosesMs: number | null = null): FileView {
   const run = f.batchId === null ? undefined : store.runs.runForBatch(f.batchId);
-  return queueView({ ...f, runId: run?.id ?? null });
+  return queueView({ ...f, runId: run?.id ?? null, reviewWaiting: f.state === 'running' && run?.reviewWaiting === true }, batchClosesMs);
 }
 
 export function folderView(row: FolderRow, stats: ReturnType<Store['browse']['folderStats']>, store: Store, problem: string | null, targetUnchecked = false): FolderView {
@@ -33,9 +34,10 @@ export const runListView = (store: Store, { serviceId, ...r }: RunListRow): RunV
 
 export function runView(store: Store, r: RunRow): RunView {
   const batch = r.batchId === null ? undefined : store.runs.batch(r.batchId);
+  const outcome = r.batchId === null ? { files: 0, done: 0, failed: 0 } : store.files.outcomeOfBatch(r.batchId);
   return {
     id: r.id, serviceRunId: r.serviceRunId, deploymentId: r.deploymentId, appId: r.appId, status: r.status, msg: r.msg, reviewWaiting: r.reviewWaiting,
-    files: r.batchId === null ? 0 : store.files.countInBatch(r.batchId), folderId: batch?.folderId ?? null, createdMs: r.createdMs,
+    ...outcome, folderId: batch?.folderId ?? null, createdMs: r.createdMs,
     startMs: r.startMs, finishMs: r.finishMs, resultsStored: r.resultsStoredMs !== null, origin: store.services.label(r.serviceId),
   };
 }

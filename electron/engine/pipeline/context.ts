@@ -1,4 +1,5 @@
-import type { ServiceClient } from '../service/index.js';
+import { serviceProblem } from '../../../shared/ui/messages.js';
+import { isServiceError, type ServiceClient } from '../service/index.js';
 import type { Store } from '../store/index.js';
 import type { FileRow, FileState } from '../store/index.js';
 import type { FolderRow, RunRow } from '../store/index.js';
@@ -9,7 +10,8 @@ export interface EngineEvents {
   file: [{ file: FileRow; from: FileState | null }];
   progress: [{ fileId: number; sent: number; total: number }];
   run: [{ run: RunRow }];
-  log: [{ level: 'info' | 'warn' | 'error'; msg: string }];
+  /** `msg` in the user's words; `detail` the technical words; `topic` what it is about (see Notice). */
+  log: [{ level: 'info' | 'warn' | 'error'; msg: string; detail?: string; topic?: string }];
   /** Hot folders changed without a call of this engine (another process edited the store, a scan found subfolders it cannot read). */
   folders: [];
 }
@@ -33,8 +35,18 @@ export function setState(ctx: PipelineContext, fileId: number, to: FileState, er
   return file;
 }
 
-export function log(ctx: PipelineContext, level: 'info' | 'warn' | 'error', msg: string): void {
-  ctx.emit('log', { level, msg });
+export function log(ctx: PipelineContext, level: 'info' | 'warn' | 'error', msg: string, o: { detail?: string; topic?: string } = {}): void {
+  ctx.emit('log', { level, msg, ...o });
+}
+
+/** An error's technical words, for a notice's detail or a file's detail lines. */
+export function technical(e: unknown): string {
+  return isServiceError(e) ? e.describe() : e instanceof Error ? e.message : String(e);
+}
+
+/** An error in the user's words. */
+export function inWords(e: unknown): string {
+  return isServiceError(e) ? serviceProblem(e) : e instanceof Error ? e.message : String(e);
 }
 
 /** A stored folder's settings, checked again on the way out (they were validated on the way in). */

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { RunStatus } from '../../../shared/service/runs.js';
+import { fieldFailures } from '../../../shared/ui/messages.js';
 import { isServiceError } from '../service/index.js';
 import type { FileRow, RunRow } from '../store/index.js';
 import { log, setState, settingsOf, type PipelineContext } from './context.js';
@@ -47,13 +48,17 @@ async function storeResults(ctx: PipelineContext, run: RunRow, signal: AbortSign
 /** This run's results of a file: a retried file also has the results of its earlier runs. */
 const resultsOfRun = (ctx: PipelineContext, f: FileRow, runId: number) => ctx.store.results.resultsOfFile(f.id).filter((rf) => rf.runId === runId);
 
-/** Why a file of a completed run failed: its ERROR fields in that run, or null when it is fine. */
+/** Why a file of a completed run failed: a summary of its ERROR fields in that run (then one line each), or null when it is fine. */
 function fileErrors(ctx: PipelineContext, f: FileRow, runId: number): string | null {
-  const msgs = new Set<string>();
+  const failed: { name: string; errorMsg: string | null }[] = [];
+  let total = 0;
   for (const rf of resultsOfRun(ctx, f, runId)) {
-    for (const d of rf.documents) for (const x of d.fields) if (x.isError) msgs.add(`${x.name}: ${x.errorMsg ?? 'ERROR'}`);
+    for (const d of rf.documents) {
+      total += d.fields.length;
+      for (const x of d.fields) if (x.isError) failed.push({ name: x.name, errorMsg: x.errorMsg });
+    }
   }
-  return msgs.size ? `the service could not extract every field:\n${[...msgs].join('\n')}` : null;
+  return fieldFailures(failed, total);
 }
 
 /** The end of a file: state, its output files, and where it goes (archive, error folder, deleted, kept). */
@@ -62,7 +67,7 @@ async function finishFile(ctx: PipelineContext, f: FileRow, runId: number, failu
   const s = folder ? settingsOf(folder) : undefined;
   if (s?.outputDir) {
     await writeFileOutputs(s.outputDir, f.originalName, resultsOfRun(ctx, f, runId)).catch((e: Error) =>
-      log(ctx, 'warn', `could not write outputs of ${f.path}: ${e.message}`),
+      log(ctx, 'warn', `DocSync could not write the results of ${f.originalName} into the folder's output folder; they stay in DocSync.`, { detail: `${f.path}: ${e.message}` }),
     );
   }
   // The file is moved before its final state is recorded, so 'done' or 'failed' means finished; after
@@ -72,7 +77,7 @@ async function finishFile(ctx: PipelineContext, f: FileRow, runId: number, failu
     else if (!failure && s?.afterSuccess.action === 'archive') await moveInto(f.path, s.afterSuccess.archiveDir);
     else if (!failure && s?.afterSuccess.action === 'delete') await rm(f.path, { force: true });
   } catch (e) {
-    log(ctx, 'warn', `could not move ${f.path}: ${(e as Error).message}`);
+    log(ctx, 'warn', `DocSync could not move ${f.originalName} out of the hot folder after it was processed; it stays where it is.`, { detail: `${f.path}: ${(e as Error).message}` });
   }
   setState(ctx, f.id, failure ? 'failed' : 'done', failure);
 }

@@ -53,7 +53,8 @@ export async function intake(
     if (!settings.reprocessDuplicates) {
       const dup = ctx.store.files.doneWithSameContent(sha, row.id, ctx.serviceId);
       if (dup) {
-        setState(ctx, row.id, 'skipped', `same content as ${dup.path}, already processed`);
+        // A reason, not an error: first line for the row, the first file's path behind it.
+        setState(ctx, row.id, 'skipped', `Already processed: same content as ${dup.originalName}\n${dup.path}`);
         return null;
       }
     }

@@ -78,7 +78,7 @@ export async function abandonBatch(ctx: PipelineContext, b: BatchRow, plan: Batc
     ctx.store.runs.markBatchDeleted(b.id);
     return rest.length ? recordBatch(ctx, b.folderId, plan, rest.map((f) => f.id)) : undefined;
   });
-  log(ctx, 'warn', `batch ${b.name} was given up and will not be run: ${stale.message}`);
-  if (b.serviceBatchId) await ctx.client.deleteBatch(Number(b.serviceBatchId)).catch((e: unknown) => log(ctx, 'warn', `batch ${b.name}: ${message(e)}`));
+  log(ctx, 'warn', 'A file changed while it was being uploaded: DocSync uploads the files of that upload again, with the new version.', { detail: `batch ${b.name} was given up and will not be run: ${stale.message}` });
+  if (b.serviceBatchId) await ctx.client.deleteBatch(Number(b.serviceBatchId)).catch((e: unknown) => log(ctx, 'warn', `DocSync could not remove the given-up upload from the service: ${message(e)}`, { detail: `batch ${b.name}` }));
   return fresh;
 }

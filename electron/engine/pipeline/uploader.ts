@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { isServiceError, type ServiceClient } from '../service/index.js';
 import type { BatchRow, FileRow } from '../store/index.js';
-import { log, setState, type PipelineContext } from './context.js';
+import { inWords, log, setState, technical, type PipelineContext } from './context.js';
 import { batchTag, parsePlan, runSettings, type BatchPlan } from './plan.js';
 import { abandonBatch, removeStaleUpload, StaleUpload } from './stale-upload.js';
 import { readProblem } from './unreadable.js';
@@ -23,7 +23,12 @@ export const SINGLE_PUT_MAX = 10 * 1024 * 1024;
 export const FILES_IN_FLIGHT = 6;
 
 /** A failure that is worth trying the whole batch again later (network, 5xx, timeouts). */
-export class TryLater extends Error {}
+export class TryLater extends Error {
+  /** The service's error behind it, when there is one (for the user's words). */
+  constructor(readonly reason: unknown) {
+    super(reason instanceof Error ? reason.message : String(reason));
+  }
+}
 
 function isTransient(e: unknown): boolean {
   return isServiceError(e) && (e.retryable || e.kind === 'network' || e.kind === 'timeout' || e.kind === 'ambiguous');
@@ -43,7 +48,7 @@ async function ensureServiceBatch(ctx: PipelineContext, b: BatchRow): Promise<Ba
   } catch (e) {
     // A batch on the service that the store does not know of would stay there for good (and every
     // retry would leave another): it goes again before the failure is reported.
-    await ctx.client.deleteBatch(id).catch((d: unknown) => log(ctx, 'warn', `could not delete batch ${id} on the service again: ${d instanceof Error ? d.message : String(d)}`));
+    await ctx.client.deleteBatch(id).catch((d: unknown) => log(ctx, 'warn', `DocSync could not remove an unrecorded upload from the service: ${inWords(d)}`, { detail: `batch ${id}: ${technical(d)}` }));
     throw new Error(`the service's batch ${id} could not be recorded in the local store, so it was deleted there again (${e instanceof Error ? e.message : String(e)})`);
   }
   return ctx.store.runs.batch(b.id) as BatchRow;
@@ -151,8 +156,8 @@ async function uploadFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal:
       requeueChanged(ctx, f, `the file changed during upload (${e.message})`);
       return;
     }
-    if (isTransient(e) || isServiceError(e, 'aborted')) throw new TryLater(e instanceof Error ? e.message : String(e));
-    setState(ctx, f.id, 'failed', `upload failed: ${e instanceof Error ? e.message : String(e)}`);
+    if (isTransient(e) || isServiceError(e, 'aborted')) throw new TryLater(e);
+    setState(ctx, f.id, 'failed', `The upload failed: ${inWords(e)}\n${technical(e)}`);
     return;
   }
   if ((await recheckStored(f)) === 'changed') {
@@ -245,14 +250,20 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
     return undefined;
   } catch (e) {
     // Stopping (aborted) is no refusal either: the batch is taken up again on the next start.
-    if (e instanceof TryLater || isTransient(e) || isServiceError(e, 'aborted')) throw e instanceof TryLater ? e : new TryLater((e as Error).message);
+    if (e instanceof TryLater || isTransient(e) || isServiceError(e, 'aborted')) throw e instanceof TryLater ? e : new TryLater(e);
     // A refusal by the service (bad deployment, settings, permissions): the batch's files fail with the reason.
-    const msg = e instanceof Error ? e.message : String(e);
+    const why = `DocSync could not send these files: ${inWords(e)}`;
+    const detail = `batch ${b.name}: ${technical(e)}`;
+    const ids: number[] = [];
     for (const f of ctx.store.files.list({ batchId })) {
-      if (!['done', 'failed', 'skipped', 'running', 'discovered'].includes(f.state)) setState(ctx, f.id, 'failed', msg);
+      if (!['done', 'failed', 'skipped', 'running', 'discovered'].includes(f.state)) {
+        setState(ctx, f.id, 'failed', `${why}\n${detail}`);
+        ids.push(f.id);
+      }
     }
     ctx.store.runs.markBatchDeleted(batchId);
-    log(ctx, 'error', `batch ${b.name}: ${msg}`);
+    const n = ids.length;
+    log(ctx, 'error', `${n === 1 ? '1 file' : `${n} files`} could not be sent: ${inWords(e)}. Retry ${n === 1 ? 'it' : 'them'} from Activity.`, { detail, topic: `files:${ids.join(',')}` });
     return undefined;
   }
 }

@@ -18,11 +18,13 @@ export interface QueueFilter {
 export interface QueueRow {
   id: number; folderId: number | null; path: string; originalName: string; size: number; state: FileState; error: string | null;
   batchId: number | null; runId: number | null; updatedMs: number;
+  /** A running file whose run waits for a person's review. */
+  reviewWaiting: boolean;
 }
 
 export interface RunListRow {
   id: number; serviceRunId: string; deploymentId: string | null; appId: string | null; status: RunStatus | null; msg: string | null;
-  reviewWaiting: boolean; files: number; folderId: number | null; createdMs: number; startMs: number | null; finishMs: number | null;
+  reviewWaiting: boolean; files: number; done: number; failed: number; folderId: number | null; createdMs: number; startMs: number | null; finishMs: number | null;
   resultsStored: boolean;
   /** The service the run ran on (services.id). */
   serviceId: number | null;
@@ -64,9 +66,11 @@ export function browseQueries(db: Db) {
   const runCount = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM runs');
   const runPage = db.prepare<[number, number], {
     id: number; service_run_id: string; deployment_id: string | null; app_id: string | null; status: RunStatus | null; msg: string | null;
-    review_waiting: number; files: number; folder_id: number | null; created_ms: number; start_ms: number | null; finish_ms: number | null; results_stored_ms: number | null;
+    review_waiting: number; files: number; done: number; failed: number; folder_id: number | null; created_ms: number; start_ms: number | null; finish_ms: number | null; results_stored_ms: number | null;
     service_id: number | null;
-  }>(`SELECT r.*, b.folder_id, (SELECT count(*) FROM files f WHERE f.batch_id = r.batch_id) AS files
+  }>(`SELECT r.*, b.folder_id, (SELECT count(*) FROM files f WHERE f.batch_id = r.batch_id) AS files,
+             (SELECT count(*) FROM files f WHERE f.batch_id = r.batch_id AND f.state = 'done') AS done,
+             (SELECT count(*) FROM files f WHERE f.batch_id = r.batch_id AND f.state = 'failed') AS failed
       FROM runs r LEFT JOIN batches b ON b.id = r.batch_id ORDER BY r.id DESC LIMIT ? OFFSET ?`);
   const tree = db.prepare<[], { folder_id: number | null; run_id: number; service_run_id: string; created_ms: number; status: RunStatus | null; files: number; service_id: number | null }>(
     `SELECT b.folder_id, r.id AS run_id, r.service_run_id, r.created_ms, r.status, count(rf.id) AS files, r.service_id
@@ -104,17 +108,18 @@ export function browseQueries(db: Db) {
       }
       const raw = prepared(
         `SELECT f.id, f.folder_id, f.path, f.original_name, f.size, f.state, f.error, f.batch_id, f.updated_ms,
-                (SELECT r.id FROM runs r WHERE r.batch_id = f.batch_id ORDER BY r.id DESC LIMIT 1) AS run_id
+                (SELECT r.id FROM runs r WHERE r.batch_id = f.batch_id ORDER BY r.id DESC LIMIT 1) AS run_id,
+                CASE WHEN f.state = 'running' THEN (SELECT r.review_waiting FROM runs r WHERE r.batch_id = f.batch_id ORDER BY r.id DESC LIMIT 1) END AS review_waiting
            FROM files f ${w.sql} ORDER BY f.id DESC LIMIT ? OFFSET ?`,
       ).all(...w.args, limit, offset) as {
         id: number; folder_id: number | null; path: string; original_name: string; size: number; state: FileState; error: string | null;
-        batch_id: number | null; updated_ms: number; run_id: number | null;
+        batch_id: number | null; updated_ms: number; run_id: number | null; review_waiting: number | null;
       }[];
       return {
         total,
         rows: raw.map((r) => ({
           id: r.id, folderId: r.folder_id, path: r.path, originalName: r.original_name, size: r.size, state: r.state, error: r.error,
-          batchId: r.batch_id, runId: r.run_id, updatedMs: r.updated_ms,
+          batchId: r.batch_id, runId: r.run_id, updatedMs: r.updated_ms, reviewWaiting: r.review_waiting === 1,
         })),
       };
     },
@@ -134,7 +139,7 @@ export function browseQueries(db: Db) {
         total: runCount.get()!.n,
         rows: runPage.all(limit, offset).map((r) => ({
           id: r.id, serviceRunId: r.service_run_id, deploymentId: r.deployment_id, appId: r.app_id, status: r.status, msg: r.msg,
-          reviewWaiting: r.review_waiting === 1, files: r.files, folderId: r.folder_id, createdMs: r.created_ms, startMs: r.start_ms,
+          reviewWaiting: r.review_waiting === 1, files: r.files, done: r.done, failed: r.failed, folderId: r.folder_id, createdMs: r.created_ms, startMs: r.start_ms,
           finishMs: r.finish_ms, resultsStored: r.results_stored_ms !== null, serviceId: r.service_id,
         })),
       };

@@ -104,6 +104,8 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
   const byFolder = db.prepare<[number], Raw>('SELECT * FROM files WHERE folder_id = ? ORDER BY id');
   const byBatch = db.prepare<[number], Raw>('SELECT * FROM files WHERE batch_id = ? ORDER BY id');
   const inBatch = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM files WHERE batch_id = ?');
+  const outcomeOfBatch = db.prepare<[number], { n: number; done: number; failed: number }>(
+    "SELECT count(*) AS n, coalesce(sum(state = 'done'), 0) AS done, coalesce(sum(state = 'failed'), 0) AS failed FROM files WHERE batch_id = ?");
   const all = db.prepare<[], Raw>('SELECT * FROM files ORDER BY id');
   const counts = db.prepare<[], { state: FileState; n: number }>('SELECT state, count(*) AS n FROM files GROUP BY state');
   const doneBySha = db.prepare<{ sha: string; except: number; service: number | null }, Raw>(
@@ -175,6 +177,11 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
     /** Number of files in a batch. */
     countInBatch(batchId: number): number {
       return inBatch.get(batchId)?.n ?? 0;
+    },
+    /** Files of a batch, and how many of them are done and failed (a run's outcome). */
+    outcomeOfBatch(batchId: number): { files: number; done: number; failed: number } {
+      const r = outcomeOfBatch.get(batchId);
+      return { files: r?.n ?? 0, done: r?.done ?? 0, failed: r?.failed ?? 0 };
     },
     /** Number of files in each state (every state present, 0 when none). */
     countByState(): Record<FileState, number> {

@@ -55,6 +55,11 @@ export class BatchPlanner<F extends BatchFile = BatchFile> {
     return closed;
   }
 
+  /** The open batch holds this path. */
+  has(path: string): boolean {
+    return this.open.has(path);
+  }
+
   /** Take a file out of the open batch (it vanished or changed before the batch closed). */
   remove(path: string): boolean {
     const prev = this.open.get(path);

@@ -1,4 +1,5 @@
 /** How runs and results read on screen: status badges, durations, confidences. Pure. */
+import { runOutcome } from '../../../shared/ui/messages.js';
 import type { RunStatus, RunView } from '../../../shared/ui/views.js';
 
 export type Tone = 'ok' | 'busy' | 'wait' | 'bad' | 'muted';
@@ -8,10 +9,20 @@ export interface StatusBadge {
   tone: Tone;
 }
 
-/** A run stopped at a checkpoint waits for a person's review: that is not an error. */
-export function runBadge(run: Pick<RunView, 'status' | 'reviewWaiting'>): StatusBadge {
+/**
+ * A run stopped at a checkpoint waits for a person's review: that is not an error. A completed run
+ * with failed files is not a success either: it says how many failed.
+ */
+export function runBadge(run: Pick<RunView, 'status' | 'reviewWaiting'> & Partial<Pick<RunView, 'failed'>>): StatusBadge {
   if (run.reviewWaiting || run.status === 'STOPPED_AT_CHECKPOINT') return { label: 'waiting for review', tone: 'wait' };
+  if (run.status === 'COMPLETE' && run.failed) return { label: `${run.failed} failed`, tone: 'bad' };
   return statusBadge(run.status);
+}
+
+/** A run's files as people count them: "6 files", or "4 of 6 done, 2 failed" once some failed or while not all are done. */
+export function runFiles(run: Pick<RunView, 'status' | 'files' | 'done' | 'failed'>): string {
+  if (run.failed > 0 || (run.status === 'COMPLETE' && run.done < run.files)) return runOutcome(run);
+  return `${run.files.toLocaleString()} file${run.files === 1 ? '' : 's'}`;
 }
 
 export function statusBadge(status: RunStatus | null): StatusBadge {

@@ -6,11 +6,11 @@ import { readFile, writeFile, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KeytarStore } from '../../../electron/engine/config/credentials.js';
-import type { FileView } from '../../../shared/ui/views.js';
+import type { FileView, Notice } from '../../../shared/ui/views.js';
 import { coreEnv, type CoreEnv } from '../../helpers/app-core.js';
 import { FAST_FOLDER } from '../../helpers/engine.js';
 import { corruptPdf, invoicePdf } from '../../helpers/pdf-fixtures.js';
-import { sandbox } from '../../helpers/sandbox.js';
+import { caller, sandbox } from '../../helpers/sandbox.js';
 import { waitUntil } from '../../helpers/wait.js';
 
 let env: CoreEnv | undefined;
@@ -83,6 +83,79 @@ describe('connection', () => {
     }
   });
 
+  it('the service gone: why, and what DocSync will do, in the words of a person (no call names), the detail kept; back, the file goes up', async () => {
+    let sb = await sandbox();
+    const port = Number(new URL(sb.url).port);
+    try {
+      env = await coreEnv();
+      const e = env;
+      await e.call('connection.signIn', { url: sb.url, token: 'member-token', sessionOnly: true });
+      await waitUntil(() => e.core.connection.kind === 'online', 'online');
+      const notices: Notice[] = [];
+      e.core.events.on('notice', (n) => notices.push(n));
+      await sb.close();
+      await waitUntil(() => e.core.connection.kind === 'offline', 'offline');
+      expect(e.core.connection).toMatchObject({ kind: 'offline', reason: 'nothing answers at its address' });
+
+      const file = join(e.root, 'while-offline.pdf');
+      await writeFile(file, await invoice(7));
+      await e.call('upload.paths', { paths: [file], target: { type: 'deployment', id: 'sandbox-invoices' } });
+      await waitUntil(() => notices.some((n) => n.topic === 'service'), 'the retry notice');
+      const retry = notices.find((n) => n.topic === 'service');
+      expect(retry).toMatchObject({ level: 'warn', msg: expect.stringMatching(/^The service cannot be reached: nothing answers at its address\. DocSync will try again to upload 1 file in \d+ s\.$/) });
+      // The technical words are not thrown away: they are the notice's detail.
+      expect(retry?.detail).toMatch(/^batch \d+: \w+ failed \(network.*ECONNREFUSED/);
+      expect(notices.map((n) => n.msg).join('\n')).not.toMatch(/ECONNREFUSED|failed \((http|network)|listBatches|createBatch|\bbatch \d/);
+
+      sb = await sandbox({ port });
+      await waitUntil(async () => (await e.call('status.get', {})).counts.done === 1, 'the file went up once the service was back', 30_000);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('a file waiting in a batch still open for more files says when the batch closes; then it goes up', async () => {
+    env = await coreEnv();
+    const e = env;
+    await e.call('connection.trySandbox', {});
+    await waitUntil(() => e.core.connection.kind === 'online', 'online');
+    const inbox = join(e.root, 'slow-inbox');
+    await mkdir(inbox);
+    await e.call('folders.add', { settings: { path: inbox, deployment: 'sandbox-invoices', ...FAST_FOLDER, batching: { ...FAST_FOLDER.batching, quietMs: 4000 } } });
+    await writeFile(join(inbox, 'inv-9.pdf'), await invoice(9));
+    const queued = async () => (await e.call('files.page', { offset: 0, limit: 10 })).rows[0];
+    await waitUntil(async () => (await queued())?.state === 'queued', 'the file is queued');
+    const row = await queued();
+    expect(row).toMatchObject({ batchId: null, reviewWaiting: false });
+    // Within the quiet period from now: the UI counts it down ("waiting for more files (4 s)").
+    expect(row?.batchClosesMs).toBeGreaterThan(Date.now());
+    expect(row?.batchClosesMs).toBeLessThanOrEqual(Date.now() + 4000);
+    await waitUntil(async () => (await queued())?.state === 'done', 'the batch closed and the file went through');
+    expect((await queued())?.batchClosesMs).toBeNull();
+  });
+
+  it('a run that fails (review rejected) says so and what to do, once its file is marked failed; the service\'s reason kept', async () => {
+    env = await coreEnv();
+    const e = env;
+    await e.call('connection.trySandbox', {});
+    await waitUntil(() => e.core.connection.kind === 'online', 'online');
+    const notices: Notice[] = [];
+    e.core.events.on('notice', (n) => notices.push(n));
+    const file = join(e.root, 'unreadable-total.pdf');
+    await writeFile(file, await invoicePdf({ invoiceNumber: 'INV-8', invoiceDate: 'May 1, 2026', dueDate: 'May 31, 2026', total: 'TBD', vendor: 'Vendor 8' }));
+    const [queued] = await e.call('upload.paths', { paths: [file], target: { type: 'deployment', id: 'sandbox-invoices-review' } });
+    const runOf = async () => (await e.call('runs.page', { offset: 0, limit: 5 })).rows[0];
+    await waitUntil(async () => (await runOf())?.reviewWaiting === true, 'the run waits for review');
+    const run = (await runOf())!;
+    const reviewed = await caller(e.sandboxes[0]!.url, 'admin-token')('POST', `/sandbox/runs/${run.serviceRunId}/review`, { action: 'reject', reason: 'total unreadable' });
+    expect(reviewed.status).toBe(200);
+    await waitUntil(() => notices.some((n) => n.level === 'error'), 'the failure notice');
+    expect(notices.filter((n) => n.level === 'error')).toEqual([expect.objectContaining({
+      msg: expect.stringMatching(new RegExp(`^Run ${run.serviceRunId} on sandbox-invoices-review failed: .+\\. Its file is marked failed; retry it from Activity\\.$`)),
+      topic: `files:${queued!.id}`, detail: expect.any(String),
+    })]);
+  });
+
   it('with no keychain, signing in says so plainly and offers a session-only token; nothing is saved', async () => {
     const before = process.env.DBUS_SESSION_BUS_ADDRESS;
     // A real keytar talking to a D-Bus address where nothing listens: what a desktop-less host has.
@@ -147,6 +220,8 @@ describe('the sandbox in one click, a hot folder, results offline', () => {
       if (firstFileAt.length === 0) firstFileAt.push(performance.now());
     });
     e.core.events.on('status', (st) => statuses.push({ at: performance.now(), counts: st.counts }));
+    const notices: Notice[] = [];
+    e.core.events.on('notice', (n) => notices.push(n));
     await writeFile(join(inbox, 'inv-1.pdf'), await invoice(1));
     await writeFile(join(inbox, 'bad.pdf'), await corruptPdf());
     await waitUntil(async () => (await e.call('status.get', {})).counts.done === 1 && (await e.call('status.get', {})).counts.failed === 1, 'one done, one failed');
@@ -162,7 +237,17 @@ describe('the sandbox in one click, a hot folder, results offline', () => {
     const bad = page.rows.find((r) => r.name === 'bad.pdf') as FileView;
     expect(good).toMatchObject({ state: 'done', folderId: folder.id, error: null });
     expect(good.runId).not.toBeNull();
-    expect(bad.error).toBeTruthy();
+    // A failed file's reason: one sentence first (the row), the service's words per field behind it.
+    expect(bad.error).toMatch(/^The service could not read this file: a damaged PDF \((\d+) of \1 fields failed\)\ninvoice_number: /);
+    // Partial failure is not success: the run that had the bad file says so, in a notice that stays
+    // (an error) until the file is done, and in its counts.
+    const badRun = (await e.call('runs.page', { offset: 0, limit: 10 })).rows.find((r) => r.id === bad.runId);
+    expect(badRun).toMatchObject({ status: 'COMPLETE', failed: 1, done: badRun?.files === 2 ? 1 : 0 });
+    await waitUntil(() => notices.some((n) => n.topic === `files:${bad.id}`), 'the notice of the run with the failed file');
+    expect(notices.find((n) => n.topic === `files:${bad.id}`)).toMatchObject({
+      level: 'error', msg: expect.stringMatching(new RegExp(`^Run ${badRun?.serviceRunId} on sandbox-invoices: ${badRun?.files === 2 ? '1 of 2 done' : '0 of 1 done'}, 1 failed\\. Activity shows why`)),
+    });
+    expect(notices.map((n) => n.msg).join('\n')).not.toMatch(/completed: /);
     expect((await e.call('files.page', { offset: 0, limit: 10, states: ['failed'] })).rows.map((r) => r.name)).toEqual(['bad.pdf']);
     expect((await e.call('files.page', { offset: 0, limit: 10, name: 'INV-' })).rows.map((r) => r.name)).toEqual(['inv-1.pdf']);
     expect((await e.call('files.page', { offset: 0, limit: 10, name: '%' })).total).toBe(0);

@@ -49,7 +49,7 @@ describe('docsync upload', () => {
   it('a file whose run fails makes upload --wait exit 1 and print the failure', async () => {
     const r = await cli.run(['upload', 'broken.pdf', '--deployment', 'sandbox-invoices', '--wait']);
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stdout).toMatch(/^\d+\s+failed\s+\S+\s+.*broken\.pdf\s+.*could not extract/m);
+    expect(r.stdout).toMatch(/^\d+\s+failed\s+\S+\s+.*broken\.pdf\s+The service could not read this file: a damaged PDF \(\d+ of \d+ fields failed\)$/m);
   });
 
   it('upload of a missing file, or without a deployment, is a one-line error and uploads nothing', async () => {
@@ -65,7 +65,7 @@ describe('the store, read back through the command', () => {
     expect(all.map((f) => [f.originalName, f.state])).toEqual([['inv-101.pdf', 'done'], ['inv-102.pdf', 'done'], ['inv-103.pdf', 'done'], ['broken.pdf', 'failed']]);
     const failed = await cli.json<FileRow[]>(['files', '--state', 'failed']);
     expect(failed.map((f) => f.originalName)).toEqual(['broken.pdf']);
-    expect(failed[0]?.error).toMatch(/could not extract/);
+    expect(failed[0]?.error).toMatch(/^The service could not read this file: .*\ninvoice_number: file is not a readable PDF/);
   });
 
   it('runs --json lists both runs, newest first, with their status and file count', async () => {

@@ -51,7 +51,8 @@ describe('hot folder to results', () => {
     await writeFile(join(inbox, 'broken.pdf'), await corruptPdf());
     await waitUntil(() => env!.engine.store.files.countByState().failed === 1, 'the corrupt file failed');
     const [f] = env.engine.store.files.list({ state: 'failed' });
-    expect(f?.error).toMatch(/could not extract/);
+    // One sentence first (what the UI's row shows), then the service's words per field.
+    expect(f?.error).toMatch(/^The service could not read this file: a damaged PDF \((\d+) of \1 fields failed\)\ninvoice_number: file is not a readable PDF/);
     expect((await readdir(errors)).sort()).toEqual(['broken.pdf', 'broken.pdf.error.txt']);
     expect(await readFile(join(errors, 'broken.pdf.error.txt'), 'utf8')).toMatch(/ERROR|not a readable PDF/);
 

@@ -6,13 +6,19 @@ import { RunAnnouncer, runNotification } from '../../../electron/main/notify-tex
 
 const run = (more: Partial<RunView>): RunView => ({
   id: 7, serviceRunId: 'run-7', deploymentId: 'sandbox-invoices', appId: null, status: 'RUNNING', msg: null, reviewWaiting: false,
-  files: 3, folderId: 1, createdMs: 1, startMs: 2, finishMs: null, resultsStored: false, origin: 'the sandbox', ...more,
+  files: 3, done: 3, failed: 0, folderId: 1, createdMs: 1, startMs: 2, finishMs: null, resultsStored: false, origin: 'the sandbox', ...more,
 });
 
 describe('runNotification', () => {
   it('announces completion', () => {
     expect(runNotification(run({ status: 'COMPLETE' }))).toEqual({ title: 'Run complete', body: '3 files processed by sandbox-invoices.', urgent: false });
-    expect(runNotification(run({ status: 'COMPLETE', files: 1, deploymentId: null, appId: 'invoice-app' }))?.body).toBe('1 file processed by invoice-app.');
+    expect(runNotification(run({ status: 'COMPLETE', files: 1, done: 1, deploymentId: null, appId: 'invoice-app' }))?.body).toBe('1 file processed by invoice-app.');
+  });
+
+  it('says a completed run with failed files is not a success', () => {
+    expect(runNotification(run({ status: 'COMPLETE', files: 6, done: 4, failed: 2 }))).toEqual({
+      title: 'Run finished with failed files', body: '4 of 6 done, 2 failed by sandbox-invoices.', urgent: true,
+    });
   });
 
   it('announces failure with the first line of the reason, cut short', () => {
@@ -40,6 +46,8 @@ describe('RunAnnouncer', () => {
     expect(a.next(run({ status: 'RUNNING' }))).toBeNull();
     expect(a.next(run({ status: 'STOPPED_AT_CHECKPOINT' }))?.title).toBe('Run waiting for review');
     expect(a.next(run({ status: 'STOPPED_AT_CHECKPOINT' }))).toBeNull();
+    // COMPLETE on the service while its files are still being finished: nothing yet, then the outcome.
+    expect(a.next(run({ status: 'COMPLETE', done: 1 }))).toBeNull();
     expect(a.next(run({ status: 'COMPLETE' }))?.title).toBe('Run complete');
     // Results stored later: same status, no second notification.
     expect(a.next(run({ status: 'COMPLETE', resultsStored: true }))).toBeNull();

@@ -1,7 +1,7 @@
 /** Pure helpers of the Runs and Results screens: snippets, status badges, durations, keyboard moves. */
 import { describe, expect, it } from 'vitest';
 import { listMove, treeMove, type TreeRow } from '../../../renderer/src/lib/keys.js';
-import { confidenceTone, formatConfidence, formatDuration, formatPages, runBadge, runDurationMs, runTarget } from '../../../renderer/src/lib/run-format.js';
+import { confidenceTone, formatConfidence, formatDuration, formatPages, runBadge, runDurationMs, runFiles, runTarget } from '../../../renderer/src/lib/run-format.js';
 import { snippetSegments, snippetText } from '../../../renderer/src/lib/snippet.js';
 
 describe('snippetSegments', () => {
@@ -33,6 +33,14 @@ describe('runs', () => {
     expect(runBadge({ ...base, status: 'RUNNING', reviewWaiting: true }).tone).toBe('wait');
     expect(runBadge({ ...base, status: 'FAILED' }).tone).toBe('bad');
     expect(runBadge({ ...base, status: null }).label).toBe('starting');
+  });
+
+  it('does not show a completed run with failed files as a success', () => {
+    expect(runBadge({ ...base, failed: 0 })).toEqual({ label: 'complete', tone: 'ok' });
+    expect(runBadge({ ...base, failed: 2 })).toEqual({ label: '2 failed', tone: 'bad' });
+    expect(runFiles({ status: 'COMPLETE', files: 6, done: 4, failed: 2 })).toBe('4 of 6 done, 2 failed');
+    expect(runFiles({ status: 'COMPLETE', files: 6, done: 6, failed: 0 })).toBe('6 files');
+    expect(runFiles({ status: 'RUNNING', files: 1, done: 0, failed: 0 })).toBe('1 file');
   });
 
   it('measures finished runs start to finish and running runs to now', () => {

@@ -10,17 +10,27 @@ export interface ShownNotice extends Notice {
   id: number;
 }
 
-/** Notices of these levels go away by themselves; errors stay until dismissed. */
+/** Notices of these levels go away by themselves; errors stay until dismissed or resolved (see `resolve`). */
 const AUTO_DISMISS_MS: Record<Notice['level'], number | null> = { info: 6000, warn: 10_000, error: null };
 const MAX_NOTICES = 3;
+/** Notices kept for the history, newest last. */
+const MAX_HISTORY = 30;
 /** The same message again within this long is not shown twice. */
 const REPEAT_MS = 5000;
+
+/** The files a notice's topic names (`files:1,2`), or null when it is about something else. */
+export function topicFiles(topic: string | null | undefined): number[] | null {
+  const m = /^files?:([\d,]+)$/.exec(topic ?? '');
+  return m ? (m[1] as string).split(',').filter(Boolean).map(Number) : null;
+}
 
 class AppState {
   info = $state.raw<AppInfo | null>(null);
   connection = $state.raw<ConnectionState>({ kind: 'none' });
   status = $state.raw<StatusView | null>(null);
   notices = $state.raw<ShownNotice[]>([]);
+  /** The last notices, shown or gone, for a person who missed one. */
+  history = $state.raw<ShownNotice[]>([]);
   /** Why the first load failed (the engine is unreachable), else null. */
   loadError = $state<string | null>(null);
   pausing = $state(false);
@@ -43,13 +53,18 @@ class AppState {
         this.connSeq++;
         this.info = info;
         this.connection = info.connection;
+        this.resolveConnection();
       }),
       bridge.on('connection', (c) => {
         this.connSeq++;
         this.connection = c;
+        this.resolveConnection();
       }),
       bridge.on('status', (s) => (this.status = s)),
-      bridge.on('notice', (n) => this.notify(n.level, n.msg, n.atMs)),
+      bridge.on('notice', (n) => this.notify(n.level, n.msg, n.atMs, n)),
+      bridge.on('file', (f) => {
+        if (f.state === 'done' || f.state === 'skipped') this.resolveFile(f.id);
+      }),
     ];
     void this.load();
     return () => {
@@ -77,6 +92,7 @@ class AppState {
     const info = await request();
     this.info = info;
     if (this.connSeq === seq) this.connection = info.connection;
+    this.resolveConnection();
     return info;
   }
 
@@ -108,16 +124,55 @@ class AppState {
     }
   }
 
-  notify(level: Notice['level'], msg: string, atMs = Date.now()): void {
+  /**
+   * Shows a notice. `topic` says what it is about, so an error goes by itself once that is resolved:
+   * "sign in first" once signed in (given that topic by itself), `service` once the service is back,
+   * `files:1,2` once those files are done. Over MAX_NOTICES, information goes before errors.
+   */
+  notify(level: Notice['level'], msg: string, atMs = Date.now(), more: Pick<Notice, 'detail' | 'topic'> = {}): void {
     if (this.notices.some((o) => o.msg === msg && o.level === level && Math.abs(atMs - o.atMs) < REPEAT_MS)) return;
-    const n: ShownNotice = { level, msg, atMs, id: this.nextId++ };
-    this.notices = [...this.notices, n].slice(-MAX_NOTICES);
+    const topic = more.topic ?? (/^sign in\b/i.test(msg) ? 'signin' : null);
+    const n: ShownNotice = { level, msg, atMs, id: this.nextId++, detail: more.detail ?? null, topic };
+    let shown = [...this.notices, n];
+    while (shown.length > MAX_NOTICES) {
+      const drop = shown.findIndex((o) => o.level !== 'error');
+      shown = shown.filter((_, i) => i !== (drop < 0 ? 0 : drop));
+    }
+    this.notices = shown;
+    this.history = [...this.history, n].slice(-MAX_HISTORY);
     const after = AUTO_DISMISS_MS[level];
     if (after !== null) setTimeout(() => this.dismiss(n.id), after);
   }
 
   dismiss(id: number): void {
     this.notices = this.notices.filter((n) => n.id !== id);
+  }
+
+  /** Takes away the notices whose problem is gone. */
+  private resolve(gone: (n: ShownNotice) => boolean): void {
+    if (this.notices.some(gone)) this.notices = this.notices.filter((n) => !gone(n));
+  }
+
+  private resolveConnection(): void {
+    if (this.info?.account) this.resolve((n) => n.topic === 'signin');
+    if (this.connection.kind === 'online') this.resolve((n) => n.topic === 'service');
+  }
+
+  /** A file is done: a notice about failed files goes once every file it names is done. */
+  private resolveFile(id: number): void {
+    const left = new Map<number, string>();
+    for (const n of this.notices) {
+      const files = topicFiles(n.topic);
+      if (!files?.includes(id)) continue;
+      const rest = files.filter((x) => x !== id);
+      left.set(n.id, rest.length ? `files:${rest.join(',')}` : '');
+    }
+    if (left.size === 0) return;
+    this.notices = this.notices.flatMap((n) => {
+      const topic = left.get(n.id);
+      if (topic === undefined) return [n];
+      return topic === '' ? [] : [{ ...n, topic }];
+    });
   }
 }
 

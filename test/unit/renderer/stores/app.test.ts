@@ -2,7 +2,7 @@
 // the connection follow `app`/`connection` events and the answers of sign-in, sign-out and "Try the
 // sandbox"; status counts follow `status` events while a real file goes through; pause/resume; the
 // engine's notices; and the notice list's own rules (repeats, at most three, auto-dismiss).
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { bridge } from '../../../../renderer/src/lib/bridge.js';
 import { app } from '../../../../renderer/src/lib/state/app.svelte.js';
 import type { ConnectionState } from '../../../../shared/ui/views.js';
@@ -61,6 +61,9 @@ describe('app store', { timeout: 60_000 }, () => {
     expect(app.info?.account).toMatchObject({ url, tokenSource: 'sandbox', signedInAs: `the built-in sandbox (${new URL(url as string).host})` });
     expect(app.info?.knownTargets).toContainEqual({ type: 'deployment', id: 'sandbox-invoices' });
     expect(app.notices.at(-1)?.msg).toMatch(/^Signed in to the built-in sandbox\./);
+    // The "sign in first" error of before is resolved: it went by itself; the history keeps it.
+    expect(app.notices.some((n) => /^sign in/.test(n.msg))).toBe(false);
+    expect(app.history.some((n) => /^sign in/.test(n.msg) && n.topic === 'signin')).toBe(true);
   });
 
   it('pause and resume: the answer is the new status; a click while one is on its way is ignored', async () => {
@@ -82,10 +85,10 @@ describe('app store', { timeout: 60_000 }, () => {
     const inbox = await env.dir('dropped-by-hand');
     await bridge.call('upload.paths', { paths: [await writeInvoice(inbox, 1)], target: { type: 'deployment', id: 'sandbox-invoices' } });
     await waitUntil(() => app.status?.counts.done === 1, 'the store counts the file done');
-    await waitUntil(() => app.notices.some((n) => /completed/.test(n.msg)), 'the run notice');
+    await waitUntil(() => app.notices.some((n) => /finished/.test(n.msg)), 'the run notice');
     expect(env.count('status.get')).toBe(loads);
     expect(app.status?.activeRuns).toBe(0);
-    expect(app.notices.find((n) => /completed/.test(n.msg))).toMatchObject({ level: 'info', msg: expect.stringMatching(/^Run \S+ on sandbox-invoices completed: 1 file$/) });
+    expect(app.notices.find((n) => /finished/.test(n.msg))).toMatchObject({ level: 'info', msg: expect.stringMatching(/^Run \S+ on sandbox-invoices finished: 1 file done$/) });
   });
 
   it('sign out and sign in as the Connection screen does (callInfo): a refused token changes nothing; the token stays out of the store', async () => {
@@ -156,5 +159,36 @@ describe('notices', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('over three, information goes before an error; the history keeps the last ones, gone or not', () => {
+    app.notices = [];
+    app.history = [];
+    app.notify('error', 'a problem');
+    for (const m of ['one', 'two', 'three']) app.notify('info', m);
+    expect(app.notices.map((n) => n.msg)).toEqual(['a problem', 'two', 'three']);
+    expect(app.history.map((n) => n.msg)).toEqual(['a problem', 'one', 'two', 'three']);
+    for (let i = 0; i < 40; i++) app.notify('info', `n${i}`);
+    expect(app.history).toHaveLength(30);
+    expect(app.history.at(-1)?.msg).toBe('n39');
+    expect(app.notices[0]?.msg).toBe('a problem');
+  });
+
+  it("an error about failed files goes once every file it names is done (the engine's file events)", async () => {
+    const off = app.start();
+    onTestFinished(off);
+    app.notices = [];
+    app.notify('error', 'Run r on d: 0 of 2 done, 2 failed.', Date.now(), { topic: 'files:901,902', detail: 'why' });
+    app.notify('error', 'something else');
+    const file = (id: number, state: 'done' | 'failed') => ({
+      id, folderId: null, path: `/x/${id}.pdf`, name: `${id}.pdf`, size: 1, state, error: null, batchId: null, runId: null, updatedMs: 1, reviewWaiting: false, batchClosesMs: null,
+    });
+    env.core.events.emit('file', file(901, 'done'));
+    await waitUntil(() => app.notices[0]?.topic === 'files:902', 'the first file is done');
+    expect(app.notices).toHaveLength(2);
+    env.core.events.emit('file', file(902, 'failed'));
+    env.core.events.emit('file', file(902, 'done'));
+    await waitUntil(() => app.notices.length === 1, 'the second file is done');
+    expect(app.notices.map((n) => n.msg)).toEqual(['something else']);
   });
 });

@@ -1,0 +1,145 @@
+/**
+ * What a person reads about problems and outcomes: one sentence in their words, with the technical
+ * detail kept beside it (a details line, the log), never thrown away. Pure: used by the engine when
+ * it records a file's problem or announces something, and by the UI for rows stored in older words.
+ */
+
+/** A stored problem: its first line is what a person reads, the lines after it the detail. */
+export interface Problem {
+  summary: string;
+  /** The same, short enough for a table row ("Could not read: a damaged PDF (7 of 7 fields)"). */
+  short: string;
+  detail: string | null;
+}
+
+/** What the service said it could not do with a file, as a short reason ("not a PDF or text"). */
+export function readReason(msg: string): string {
+  const m = msg.trim();
+  const rules: [RegExp, string][] = [
+    [/^unsupported file: not a PDF and not UTF-8 text/i, 'not a PDF or text'],
+    [/^no text layer/i, 'a scanned PDF without text'],
+    [/^PDF is encrypted and no matching password/i, 'a password-protected PDF, and no password was given'],
+    [/^PDF is encrypted and the password .* is incorrect/i, 'a password-protected PDF, and its password is wrong'],
+    [/^file is not a readable PDF/i, 'a damaged PDF'],
+    [/^file too large/i, 'too large'],
+    [/^empty file/i, 'an empty file'],
+    [/^no text: /i, 'no text in it'],
+  ];
+  for (const [re, words] of rules) if (re.test(m)) return words;
+  return m || 'no reason given';
+}
+
+/**
+ * A file whose fields came back as errors: "The service could not read this file: not a PDF or text
+ * (7 of 7 fields failed)", then one detail line per failed field as the service said it.
+ */
+export function fieldFailures(failed: { name: string; errorMsg: string | null }[], total: number): string | null {
+  if (failed.length === 0) return null;
+  const reasons = [...new Set(failed.map((f) => readReason(f.errorMsg ?? '')))];
+  const count = `(${failed.length} of ${Math.max(total, failed.length)} field${total === 1 ? '' : 's'} failed)`;
+  const summary = failed.length === total && reasons.length === 1
+    ? `The service could not read this file: ${reasons[0]} ${count}`
+    : `The service could not extract every field: ${reasons.length === 1 ? reasons[0] : `${reasons.length} different problems`} ${count}`;
+  return [summary, ...failed.map((f) => `${f.name}: ${f.errorMsg ?? 'ERROR'}`)].join('\n');
+}
+
+const OLD_FIELDS_HEAD = 'the service could not extract every field:';
+
+/** A file's stored problem split into what the row says and what its details say. */
+export function fileProblem(error: string): Problem {
+  const [first = '', ...rest] = error.split('\n');
+  // Stored by earlier versions: a heading, then "field: message" per field (the total is not known).
+  if (first.trim() === OLD_FIELDS_HEAD && rest.length > 0) {
+    const failed = rest.map((l) => {
+      const i = l.indexOf(': ');
+      return i < 0 ? { name: l, errorMsg: null } : { name: l.slice(0, i), errorMsg: l.slice(i + 2) };
+    });
+    const reasons = [...new Set(failed.map((f) => readReason(f.errorMsg ?? '')))];
+    const n = `${failed.length} field${failed.length === 1 ? '' : 's'}`;
+    if (reasons.length === 1) {
+      return { summary: `The service could not read this file: ${reasons[0]} (${n} failed)`, short: `Could not read: ${reasons[0]} (${n})`, detail: rest.join('\n') };
+    }
+    return { summary: `The service could not extract every field: ${reasons.length} different problems (${n} failed)`, short: `${n} failed`, detail: rest.join('\n') };
+  }
+  const read = /^The service could not read this file: (.*) \((\d+ of \d+) fields? failed\)$/.exec(first);
+  const some = /^The service could not extract every field: .* \((\d+ of \d+ fields?) failed\)$/.exec(first);
+  const short = read ? `Could not read: ${read[1]} (${read[2]} fields)` : some ? `${some[1]} failed` : sentence(first);
+  return { summary: sentence(first), short, detail: rest.length ? rest.join('\n') : null };
+}
+
+/** The parts of a service client error a message needs (ServiceError has them). */
+export interface ServiceProblemLike {
+  kind: string;
+  status?: number | undefined;
+  code?: string | undefined;
+  message: string;
+}
+
+/** Why a connection failed, by its system code. */
+const NETWORK: Record<string, string> = {
+  ECONNREFUSED: 'nothing answers at its address',
+  ENOTFOUND: 'its address is not known',
+  EAI_AGAIN: 'its address cannot be looked up',
+  ECONNRESET: 'the connection was cut',
+  EHOSTUNREACH: 'there is no route to it',
+  ENETUNREACH: 'there is no network',
+  ETIMEDOUT: 'it did not answer in time',
+};
+
+/** Why the service is offline, as the end of "HOST cannot be reached: ...". */
+export function offlineReason(e: ServiceProblemLike): string {
+  if (e.kind === 'network') return (e.code && NETWORK[e.code]) || 'the connection failed';
+  if (e.kind === 'timeout') return 'it did not answer in time';
+  if (e.kind === 'http' && (e.status ?? 0) >= 500) return `it answers with errors (error ${e.status})`;
+  return serviceProblem(e);
+}
+
+/** What went wrong talking to the service, in a person's words (no operation names or error codes up front). */
+export function serviceProblem(e: ServiceProblemLike): string {
+  switch (e.kind) {
+    case 'network':
+    case 'timeout':
+      return `the service cannot be reached: ${offlineReason(e)}`;
+    case 'ambiguous':
+      return 'the connection broke while the service was asked to do something, and it is not known whether it did';
+    case 'file-changed':
+      return 'the file changed while it was being uploaded';
+    case 'aborted':
+      return 'stopped';
+    case 'bad-response':
+      return 'the service sent an answer DocSync does not understand';
+    case 'http': {
+      const s = e.status ?? 0;
+      if (s === 401 || s === 403) return `the service refused the sign-in (error ${s}): sign in again`;
+      if (s === 429) return 'the service is busy';
+      if (s >= 500) return `the service had a problem (error ${s})`;
+      return `the service refused: ${e.message || `error ${s}`}`;
+    }
+    default:
+      return e.message;
+  }
+}
+
+/** A batch that could not go up yet and will be tried again. */
+export function retryLater(reason: string, delayMs: number, files: number): string {
+  const what = files === 1 ? ' 1 file' : files > 1 ? ` ${files} files` : '';
+  return `${capital(reason)}. DocSync will try again${what ? ` to upload${what}` : ''} in ${Math.max(1, Math.round(delayMs / 1000))} s.`;
+}
+
+/** A run's outcome by its files: "6 files done", "4 of 6 done, 2 failed". */
+export function runOutcome(c: { files: number; done: number; failed: number }): string {
+  if (c.files === 0) return 'no files';
+  if (c.failed === 0 && c.done === c.files) return `${c.files} file${c.files === 1 ? '' : 's'} done`;
+  const parts = [`${c.done} of ${c.files} done`];
+  if (c.failed) parts.push(`${c.failed} failed`);
+  const rest = c.files - c.done - c.failed;
+  if (rest > 0) parts.push(`${rest} not finished`);
+  return parts.join(', ');
+}
+
+const capital = (s: string): string => (s ? s[0]!.toUpperCase() + s.slice(1) : s);
+
+/** One readable sentence: capital first letter. */
+export function sentence(s: string): string {
+  return capital(s.trim());
+}
