@@ -76,6 +76,7 @@ test('fixing a folder\'s settings offers to retry the files that failed because 
   test.setTimeout(120_000);
   const form = page.getByRole('form', { name: 'Add a hot folder' });
   await form.getByLabel('Folder to watch').fill(inbox);
+  await form.getByLabel('Deployment id').fill('sandbox-invoices');
   await form.getByLabel('Quiet time (seconds)').fill('0.3');
   await form.getByLabel('Stable after (seconds)').fill('0.2');
   await form.getByRole('button', { name: 'Add folder' }).click();
