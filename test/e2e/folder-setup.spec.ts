@@ -82,6 +82,13 @@ test('fixing a folder\'s settings offers to retry the files that failed because 
   await form.getByRole('button', { name: 'Add folder' }).click();
   await expect(page.getByRole('heading', { name: inbox })).toBeVisible();
 
+  // A folder but no file yet: the empty queue says what to do, still without zero counters.
+  await goTo(page, 'Activity');
+  await expect(page.getByRole('heading', { name: 'Nothing in the queue yet' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Add a hot folder' })).toBeVisible();
+  await expect(page.getByRole('group', { name: 'Show files in these states' })).toHaveCount(0);
+  await shootBoth(page, 'setup-05-activity-no-files');
+
   const locked = await encryptPdf(await invoicePdf({ invoiceNumber: 'INV-5', invoiceDate: 'May 1, 2026', dueDate: 'May 31, 2026', total: '$5.00', vendor: 'Vault' }), 'pw-5');
   await writeFile(join(inbox, 'Locked Invoice.pdf'), locked);
   await goTo(page, 'Activity');
