@@ -227,17 +227,8 @@ export function createHandlers(core: AppCore): Handlers {
     'folders.retryFailed': async ({ id }) => {
       if (!core.store.folders.get(id)) throw new Error(`no hot folder with id ${id}`);
       const e = engine('retrying');
-      let retried = 0;
-      const problems: string[] = [];
-      for (const f of failedBySettings(core.store, id)) {
-        try {
-          await e.retryFile(f.id);
-          retried++;
-        } catch (err) {
-          problems.push(oneLine(err));
-        }
-      }
-      return { retried, problems };
+      const r = await e.retryFolderFiles(id, failedBySettings(core.store, id).map((f) => f.id));
+      return { retried: r.retried, problems: r.problems.map(oneLine) };
     },
 
     'runs.page': async ({ offset, limit }) => {

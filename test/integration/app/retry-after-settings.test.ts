@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 describe('retrying the files a settings change may fix', () => {
-  it('a PDF that failed for want of its password is counted, and after the password is added goes again and is done', { timeout: 60_000 }, async () => {
+  it('PDFs that failed for want of their password are counted, and after the password is added go again together and are done', { timeout: 60_000 }, async () => {
     env = await coreEnv();
     const e = env;
     await e.call('connection.trySandbox', {});
@@ -29,13 +29,17 @@ describe('retrying the files a settings change may fix', () => {
 
     const pdf = await encryptPdf(await invoicePdf({ invoiceNumber: 'INV-9', invoiceDate: '2026-03-01', dueDate: '2026-03-31', total: '$9.00', vendor: 'Vault' }), 'pw-9');
     await writeFile(join(inbox, 'Locked Invoice.pdf'), pdf);
-    await waitUntil(() => e.core.store.files.countByState().failed === 1, 'the encrypted PDF failed', 30_000);
+    await writeFile(join(inbox, 'Locked Invoice 2.pdf'), pdf);
+    await waitUntil(() => e.core.store.files.countByState().failed === 2, 'the encrypted PDFs failed', 30_000);
     expect(e.core.store.files.list({ state: 'failed' })[0]?.error).toMatch(/password/);
-    expect(await e.call('folders.failedBySettings', { id: folder.id })).toEqual({ count: 1 });
+    expect(await e.call('folders.failedBySettings', { id: folder.id })).toEqual({ count: 2 });
 
-    await e.call('folders.update', { id: folder.id, settings: { ...settings, run: { pdfPasswords: { 'Locked Invoice': 'pw-9' } } } });
-    expect(await e.call('folders.retryFailed', { id: folder.id })).toEqual({ retried: 1, problems: [] });
-    await waitUntil(() => e.core.store.files.countByState().done === 1, 'the PDF is done with its password', 30_000);
+    const pdfPasswords = { 'Locked Invoice': 'pw-9', 'Locked Invoice 2': 'pw-9' };
+    await e.call('folders.update', { id: folder.id, settings: { ...settings, run: { pdfPasswords } } });
+    expect(await e.call('folders.retryFailed', { id: folder.id })).toEqual({ retried: 2, problems: [] });
+    // Together, in one batch (one run), not one run each.
+    expect(new Set(e.core.store.files.list({ folderId: folder.id }).map((f) => f.batchId)).size).toBe(1);
+    await waitUntil(() => e.core.store.files.countByState().done === 2, 'the PDFs are done with their password', 30_000);
     expect(await e.call('folders.failedBySettings', { id: folder.id })).toEqual({ count: 0 });
     await expect(e.call('folders.retryFailed', { id: folder.id + 1 })).rejects.toThrow(`no hot folder with id ${folder.id + 1}`);
   });
