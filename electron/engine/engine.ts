@@ -385,6 +385,47 @@ export class Engine extends EventEmitter<EngineEvents> {
     return this.store.files.get(f.id) as FileRow;
   }
 
+  /**
+   * Failed files of one hot folder go again together with its current settings, in batches as large
+   * as its batching allows (one run for a handful, not one run each); a file that cannot go (gone,
+   * unreadable) stays failed and is named in `problems`.
+   */
+  async retryFolderFiles(folderId: number, fileIds: number[]): Promise<{ retried: number; problems: string[] }> {
+    const folder = this.store.folders.get(folderId);
+    if (!folder) throw new Error(`no hot folder with id ${folderId}`);
+    const s = settingsOf(folder);
+    const plan: BatchPlan = { target: s.target, run: s.run };
+    const ready: FileRow[] = [];
+    const problems: string[] = [];
+    for (const id of fileIds) {
+      const f = this.store.files.get(id);
+      if (!f || f.state !== 'failed' || f.folderId !== folderId) continue;
+      try {
+        await this.bringBack(f, folder);
+        const problem = await readProblem(f.path);
+        if (problem) throw new Error(`${f.path}: ${problem}`);
+        ready.push(f);
+      } catch (e) {
+        problems.push(e instanceof Error ? e.message : String(e));
+      }
+    }
+    let batch: number[] = [];
+    let bytes = 0;
+    const flush = (): void => {
+      if (batch.length > 0) this.enqueue(recordBatch(this.ctx, folderId, plan, batch));
+      batch = [];
+      bytes = 0;
+    };
+    for (const f of ready) {
+      if (batch.length >= s.batching.maxFiles || (batch.length > 0 && bytes + f.size > s.batching.maxBytes)) flush();
+      setState(this.ctx, f.id, 'queued');
+      batch.push(f.id);
+      bytes += f.size;
+    }
+    flush();
+    return { retried: ready.length, problems };
+  }
+
   /** A failed file that was moved to its folder's error folder goes back to where it was found. */
   private async bringBack(f: FileRow, folder: FolderRow | undefined): Promise<void> {
     if (await stat(f.path).catch(() => null)) return;

@@ -57,6 +57,10 @@ export const REQUEST_CHECKS = {
   'folders.remove': obj({ id }),
   'folders.setEnabled': obj({ id, enabled: bool }),
   'folders.pick': none,
+  /** How many failed files of the folder a change of its settings may fix (electron/engine/pipeline/retryable.ts). */
+  'folders.failedBySettings': obj({ id }),
+  /** Retries those files with the folder's current settings. */
+  'folders.retryFailed': obj({ id }),
   'runs.page': obj({ offset: int(0), limit: int(1, 1000) }),
   'results.tree': none,
   'results.run': obj({ runId: id }),
@@ -98,6 +102,9 @@ export interface Results {
   'folders.remove': { removed: true };
   'folders.setEnabled': FolderView;
   'folders.pick': { path: string | null };
+  'folders.failedBySettings': { count: number };
+  /** problems: one line per file that could not go again (gone, unreadable). */
+  'folders.retryFailed': { retried: number; problems: string[] };
   'runs.page': Page<RunView>;
   'results.tree': ResultTreeFolder[];
   'results.run': RunResultsView;

@@ -61,11 +61,11 @@ test.afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-test('Activity, empty', async () => {
+test('Activity, empty: the first run\'s welcome', async () => {
   await goTo(page, 'Activity');
-  await expect(page.getByRole('heading', { name: 'Nothing in the queue yet' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Welcome to DocSync' })).toBeVisible();
   await expectTitle('Activity');
-  await expectAccessible('Activity, empty');
+  await expectAccessible('Activity, the first run');
 });
 
 test('Connection, signed in to the built-in sandbox', async () => {

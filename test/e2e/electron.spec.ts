@@ -115,7 +115,12 @@ test('try the sandbox, add a hot folder, and see a file go through to Done', asy
   await screens().getByRole('button', { name: 'Hot folders' }).click();
   await page.getByRole('button', { name: 'Add folder' }).first().click();
   const form = page.getByRole('form', { name: 'Add a hot folder' });
-  await form.getByLabel('Folder to watch').fill(hot);
+  // The path comes from the system's folder picker; the native dialog is stubbed in the main process.
+  await app.evaluate(({ dialog }, path) => {
+    dialog.showOpenDialog = (async () => ({ canceled: false, filePaths: [path] })) as unknown as typeof dialog.showOpenDialog;
+  }, hot);
+  await form.getByRole('button', { name: 'Choose…' }).click();
+  await expect(form.getByLabel('Folder to watch')).toHaveValue(hot);
   await form.getByLabel('Deployment id').fill('sandbox-invoices');
   await form.getByLabel('Quiet time (seconds)').fill('1');
   await form.getByRole('button', { name: 'Add folder' }).click();

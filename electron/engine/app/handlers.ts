@@ -8,6 +8,7 @@ import { KeychainUnavailableError } from '../config/credentials.js';
 import type { Engine } from '../engine.js';
 import type { AppCore } from './core.js';
 import { exportSelection, exportText, type ExportFormat } from './exports.js';
+import { failedBySettings } from '../pipeline/retryable.js';
 import { probeOnce } from '../service/probe.js';
 import { oneLine } from './core.js';
 import { fileView, folderView, pageLayouts, queueView, resultFileView, runListView, runView, searchHitView } from './views.js';
@@ -219,6 +220,16 @@ export function createHandlers(core: AppCore): Handlers {
       return (await folderViews()).find((f) => f.id === id) as FolderView;
     },
     'folders.pick': async () => ({ path: core.hooks.pickFolder ? await core.hooks.pickFolder() : null }),
+    'folders.failedBySettings': async ({ id }) => {
+      if (!core.store.folders.get(id)) throw new Error(`no hot folder with id ${id}`);
+      return { count: failedBySettings(core.store, id).length };
+    },
+    'folders.retryFailed': async ({ id }) => {
+      if (!core.store.folders.get(id)) throw new Error(`no hot folder with id ${id}`);
+      const e = engine('retrying');
+      const r = await e.retryFolderFiles(id, failedBySettings(core.store, id).map((f) => f.id));
+      return { retried: r.retried, problems: r.problems.map(oneLine) };
+    },
 
     'runs.page': async ({ offset, limit }) => {
       const p = core.store.browse.runs(offset, limit);

@@ -180,9 +180,12 @@ const FIELD_OF: [RegExp, FormField][] = [
 
 /**
  * The engine's one-line error split into its problems, each put on the field it names. The line lists
- * the problems separated by "; " (possibly after a lead-in ending in ": ").
+ * the problems separated by "; " (possibly after a lead-in ending in ": "). `path` is the folder the
+ * form sent: the engine names it first when it is the folder itself that is wrong ("… is not a
+ * folder", "… is already a hot folder"), which belongs on the path field, not in a banner.
  */
-export function engineErrors(line: string): FieldError[] {
+export function engineErrors(line: string, path = ''): FieldError[] {
+  if (path !== '' && line.startsWith(`${path} `) && !line.includes('; ')) return [{ field: 'path', msg: line }];
   const body = line.replace(/^[^:;"]*\bsettings?\b[^:;"]*:\s*/i, '');
   const out: FieldError[] = [];
   for (const part of body.split(/;\s+/).map((s) => s.trim()).filter(Boolean)) {
@@ -194,4 +197,17 @@ export function engineErrors(line: string): FieldError[] {
     else out.push({ msg: part, field: field ?? 'form' });
   }
   return out;
+}
+
+/** JSON with object keys sorted, so two settings compare by content whatever order they were built in. */
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x));
+
+/**
+ * True when a save changed what the service is given for the folder's files (the target and the run
+ * options: tags, custom keys, PDF passwords, post-processing): only such a change can fix files that
+ * failed at the service, so only then is retrying them offered.
+ */
+export function serviceSettingsChanged(before: HotFolderSettings, after: Record<string, unknown>): boolean {
+  return canonical({ target: before.target, run: before.run }) !== canonical({ target: after.target, run: after.run });
 }

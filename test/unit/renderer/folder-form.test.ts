@@ -3,7 +3,7 @@
 // land on the right fields.
 import { describe, expect, it } from 'vitest';
 import { validateFolderSettings, type HotFolderSettings } from '../../../shared/hot-folder.js';
-import { engineErrors, formOf, settingsOf } from '../../../renderer/src/lib/folder-form.js';
+import { engineErrors, formOf, serviceSettingsChanged, settingsOf } from '../../../renderer/src/lib/folder-form.js';
 
 const full: HotFolderSettings = {
   path: '/srv/scans',
@@ -72,5 +72,23 @@ describe('folder form', () => {
     const msg = inside.ok ? '' : inside.errors.join('; ');
     expect(engineErrors(msg)).toEqual([{ field: 'outputDir', msg }]);
     expect(engineErrors('unknown setting "colour"; a deployment or an app is required (set "deployment" or "app")').map((e) => e.field)).toEqual(['form', 'target']);
+  });
+
+  it('a folder that does not exist, or is already watched, is said on the path field', () => {
+    expect(engineErrors('/srv/no such/scans is not a folder', '/srv/no such/scans')).toEqual([{ field: 'path', msg: '/srv/no such/scans is not a folder' }]);
+    expect(engineErrors('/srv/scans is already a hot folder', '/srv/scans')).toEqual([{ field: 'path', msg: '/srv/scans is already a hot folder' }]);
+    // Another folder named in a message (the archive folder) is not the path's problem.
+    expect(engineErrors('/srv/scans is not a folder', '/srv/scans/in').map((e) => e.field)).toEqual(['form']);
+  });
+
+  it('only a change of what the service is given (target, run options) may fix files that failed there', () => {
+    const same = settingsOf(formOf(full)).settings;
+    expect(serviceSettingsChanged(full, same)).toBe(false);
+    expect(serviceSettingsChanged(full, { ...same, stabilityMs: 9000, include: ['*.tif'] })).toBe(false);
+    expect(serviceSettingsChanged(full, { ...same, target: { type: 'deployment', id: 'other' } })).toBe(true);
+    const run = same.run as Record<string, unknown>;
+    expect(serviceSettingsChanged(full, { ...same, run: { ...run, pdfPasswords: { Locked: 'pw' } } })).toBe(true);
+    // The same run options built in another key order are no change.
+    expect(serviceSettingsChanged(full, { ...same, run: Object.fromEntries(Object.entries(run).reverse()) })).toBe(false);
   });
 });

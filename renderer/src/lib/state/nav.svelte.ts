@@ -22,6 +22,15 @@ class Nav {
   /** What the Results screen should open (a run, a file, a search hit). */
   results = $state.raw<ResultsTarget>({});
 
+  /** True when the Hot folders screen should open on a new folder's form (a first step elsewhere asked for it). */
+  adding = $state(false);
+
+  /** Opens the Hot folders screen on the form for a new folder. */
+  addFolder(): void {
+    this.adding = true;
+    this.screen = 'folders';
+  }
+
   go(screen: Screen): void {
     this.screen = screen;
   }

@@ -1,0 +1,121 @@
+// Setting up a hot folder (issue 12) in Debian's Chromium against a real `docsync serve` on a fresh
+// data home: the first run welcomes and leads to "Add a hot folder"; a folder that does not exist is
+// said on the path field; fixing a folder's settings offers to retry the files that failed because of
+// them, and they then go through. Screenshots, light and dark, in test-results/screens/.
+import { expect, test, type Page } from '@playwright/test';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildAllIfNeeded } from '../helpers/build-cli.js';
+import { encryptPdf, invoicePdf } from '../helpers/pdf-fixtures.js';
+import { SCREENS, goTo, openPage, serveUi, shootBoth, type ServedUi } from './served-ui.js';
+
+test.describe.configure({ mode: 'serial' });
+
+let root: string;
+let inbox: string;
+let served: ServedUi;
+let page: Page;
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(180_000);
+  await buildAllIfNeeded();
+  await mkdir(SCREENS, { recursive: true });
+  root = await mkdtemp(join(tmpdir(), 'docsync-setup-'));
+  inbox = join(root, 'inbox');
+  await mkdir(inbox);
+  served = await serveUi(root);
+  page = await openPage(browser, served);
+});
+
+test.afterAll(async () => {
+  served?.stop();
+  await rm(root, { recursive: true, force: true });
+});
+
+const welcome = () => page.getByRole('region', { name: 'Welcome to DocSync' });
+
+test('the first run welcomes, with its next steps and no zero counters; signed out, the first step is to connect', async () => {
+  await page.goto(served.url);
+  // serve with no service configured signs in to its built-in sandbox: step 1 is done already.
+  await expect(welcome()).toBeVisible();
+  await expect(welcome().getByText(/using the built-in sandbox/)).toBeVisible();
+  await expect(welcome().getByRole('button', { name: 'Add a hot folder' })).toBeVisible();
+  await expect(page.getByRole('group', { name: 'Show files in these states' })).toHaveCount(0);
+  await shootBoth(page, 'setup-01-welcome-sandbox');
+
+  await goTo(page, 'Connection');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByRole('heading', { name: 'Sign in to your service' })).toBeVisible();
+  await goTo(page, 'Activity');
+  await expect(welcome().getByRole('button', { name: 'Try the sandbox' })).toBeVisible();
+  await expect(welcome().getByRole('button', { name: 'Sign in' })).toBeVisible();
+  await expect(welcome().getByRole('button', { name: 'Add a hot folder' })).toHaveCount(0);
+  await shootBoth(page, 'setup-02-welcome-signed-out');
+
+  await welcome().getByRole('button', { name: 'Try the sandbox' }).click();
+  await welcome().getByRole('button', { name: 'Add a hot folder' }).click();
+  await expect(page.getByRole('form', { name: 'Add a hot folder' })).toBeVisible();
+});
+
+test('a folder that does not exist is said on the path field, not in a banner', async () => {
+  const form = page.getByRole('form', { name: 'Add a hot folder' });
+  const missing = join(root, 'no-such-folder');
+  await form.getByLabel('Folder to watch').fill(missing);
+  await form.getByLabel('Deployment id').fill('sandbox-invoices');
+  await form.getByRole('button', { name: 'Add folder' }).click();
+  const path = form.getByLabel('Folder to watch');
+  await expect(path).toHaveAttribute('aria-invalid', 'true');
+  await expect(path).toHaveAccessibleDescription(`${missing} is not a folder`);
+  await expect(path).toBeFocused();
+  await expect(form.getByRole('alert')).toHaveCount(0);
+  await shootBoth(page, 'setup-03-path-on-field');
+});
+
+test('fixing a folder\'s settings offers to retry the files that failed because of them', async () => {
+  test.setTimeout(120_000);
+  const form = page.getByRole('form', { name: 'Add a hot folder' });
+  await form.getByLabel('Folder to watch').fill(inbox);
+  await form.getByLabel('Deployment id').fill('sandbox-invoices');
+  await form.getByLabel('Quiet time (seconds)').fill('0.3');
+  await form.getByLabel('Stable after (seconds)').fill('0.2');
+  await form.getByRole('button', { name: 'Add folder' }).click();
+  await expect(page.getByRole('heading', { name: inbox })).toBeVisible();
+
+  // A folder but no file yet: the empty queue says what to do, still without zero counters.
+  await goTo(page, 'Activity');
+  await expect(page.getByRole('heading', { name: 'Nothing in the queue yet' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Add a hot folder' })).toBeVisible();
+  await expect(page.getByRole('group', { name: 'Show files in these states' })).toHaveCount(0);
+  await shootBoth(page, 'setup-05-activity-no-files');
+
+  const locked = await encryptPdf(await invoicePdf({ invoiceNumber: 'INV-5', invoiceDate: 'May 1, 2026', dueDate: 'May 31, 2026', total: '$5.00', vendor: 'Vault' }), 'pw-5');
+  await writeFile(join(inbox, 'Locked Invoice.pdf'), locked);
+  await goTo(page, 'Activity');
+  const row = page.getByRole('row').filter({ hasText: 'Locked Invoice.pdf' });
+  await expect(row.getByText('Failed', { exact: true })).toBeVisible({ timeout: 60_000 });
+
+  // A change the service never sees (the quiet time) offers nothing.
+  await goTo(page, 'Hot folders');
+  await page.getByRole('button', { name: /^Edit/ }).first().click();
+  const edit = page.getByRole('form', { name: 'Edit hot folder' });
+  await edit.getByLabel('Quiet time (seconds)').fill('0.4');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('heading', { name: inbox })).toBeVisible();
+  await expect(page.getByRole('button', { name: /^Retry/ })).toHaveCount(0);
+
+  // The missing password: now the failed file is offered for a retry.
+  await page.getByRole('button', { name: /^Edit/ }).first().click();
+  await edit.getByRole('button', { name: 'Add a password' }).click();
+  await edit.getByLabel('Document title 1').fill('Locked Invoice');
+  await edit.getByLabel('Password 1').fill('pw-5');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  const retry = page.getByRole('button', { name: 'Retry 1 failed file' });
+  await expect(retry).toBeVisible();
+  await shootBoth(page, 'setup-04-retry-offer');
+  await retry.click();
+  await expect(retry).toHaveCount(0);
+  await goTo(page, 'Activity');
+  await expect(row.getByText('Done', { exact: true })).toBeVisible({ timeout: 60_000 });
+  expect(served.log).not.toMatch(/page error/);
+});
