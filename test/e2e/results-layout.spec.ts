@@ -30,16 +30,14 @@ const realPercent = async (): Promise<number> => Math.round(((await canvasWidth(
 
 /**
  * How many lines an element's text is laid out on (a wrapped text has one client rect per line).
- * DOM types are not part of the Node test project, hence strings.
+ * DOM globals are not part of the Node test project: they are reached through the element.
  */
 async function lines(l: Locator): Promise<number> {
-  return Number(
-    await l.evaluate(`(el) => {
-      const r = document.createRange();
-      r.selectNodeContents(el);
-      return new Set([...r.getClientRects()].filter((c) => c.width > 0).map((c) => Math.round(c.top))).size;
-    }`),
-  );
+  return l.evaluate((el) => {
+    const r = el.ownerDocument.createRange();
+    r.selectNodeContents(el);
+    return new Set([...r.getClientRects()].filter((c) => c.width > 0).map((c) => Math.round(c.top))).size;
+  });
 }
 
 test.beforeAll(async ({ browser }) => {
@@ -75,7 +73,10 @@ test.afterAll(async () => {
 
 test('the source page fits its pane\'s width by default, readable, and its zoom label is its real size', async () => {
   const scroller = source().locator('canvas').locator('xpath=ancestor::div[contains(@class, "scroller")]');
-  const room = Number(await scroller.evaluate(`(el) => el.clientWidth - parseFloat(getComputedStyle(el).paddingLeft) - parseFloat(getComputedStyle(el).paddingRight)`));
+  const room = await scroller.evaluate((el) => {
+    const style = el.ownerDocument.defaultView!.getComputedStyle(el);
+    return el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  });
   await expect.poll(canvasWidth).toBeGreaterThanOrEqual(room - 1);
   expect(await canvasWidth()).toBeGreaterThanOrEqual(390);
   await expect(source().getByRole('button', { name: 'Fit width' })).toHaveAttribute('aria-pressed', 'true');
