@@ -97,7 +97,7 @@ test('the source page fits its pane\'s width by default, readable, and its zoom 
   expect(await zoomLabel()).toBe(await realPercent());
 });
 
-test('the panes resize with the keyboard, and stay so after a reload', async () => {
+test('the panes resize with the keyboard and the mouse, and stay so after a reload', async () => {
   const handle = page.getByRole('separator', { name: 'Resize the source page' });
   const before = Number(await handle.getAttribute('aria-valuenow'));
   const drawn = await canvasWidth();
@@ -111,6 +111,20 @@ test('the panes resize with the keyboard, and stay so after a reload', async () 
   const tree = page.getByRole('separator', { name: 'Resize the results list' });
   const treeBefore = Number(await tree.getAttribute('aria-valuenow'));
   await tree.focus();
+  await page.keyboard.press('ArrowLeft');
+  await expect(tree).toHaveAttribute('aria-valuenow', String(treeBefore - 16));
+
+  // Dragged with the mouse too; Shift takes four steps at once.
+  const grip = (await tree.boundingBox())!;
+  await page.mouse.move(grip.x + grip.width / 2, grip.y + grip.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(grip.x + grip.width / 2 - 32, grip.y + grip.height / 2, { steps: 4 });
+  await page.mouse.up();
+  await expect(tree).toHaveAttribute('aria-valuenow', String(treeBefore - 48));
+  await tree.focus();
+  await page.keyboard.press('Shift+ArrowRight');
+  await expect(tree).toHaveAttribute('aria-valuenow', String(treeBefore + 16));
+  await page.keyboard.press('ArrowLeft');
   await page.keyboard.press('ArrowLeft');
   await expect(tree).toHaveAttribute('aria-valuenow', String(treeBefore - 16));
 
