@@ -91,6 +91,7 @@ test('the source page fits its pane\'s width by default, readable, and its zoom 
   while ((await zoomLabel()) < 100) await source().getByRole('button', { name: 'Zoom in' }).click();
   await expect.poll(zoomLabel).toBe(100);
   await expect.poll(realPercent).toBe(100);
+  await shootBoth(page, 'results-layout-100');
   await expect(source().getByRole('button', { name: 'Fit width' })).toHaveAttribute('aria-pressed', 'false');
   await source().getByRole('button', { name: 'Fit width' }).click();
   await expect.poll(canvasWidth).toBeGreaterThanOrEqual(room - 1);
