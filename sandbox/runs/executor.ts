@@ -120,10 +120,10 @@ export class RunExecutor {
     const failed = docs.filter((d) => d.validations?.final_result_pass === false).length;
     if (r.review && failed > 0) {
       await this.log(r, `stopped for review: ${failed} document(s) failed validation`);
-      return this.finish(id, 'STOPPED_AT_CHECKPOINT', `waiting for human review: ${failed} document(s) failed validation`, 'RUNNING');
+      return this.finish(id, 'STOPPED_AT_CHECKPOINT', `waiting for human review: ${count(failed, 'document')} failed validation`, 'RUNNING');
     }
     await this.log(r, 'run complete');
-    this.finish(id, 'COMPLETE', `processed ${files.length} file(s), ${docs.length} document(s)${failed ? `, ${failed} failed validation` : ''}`, 'RUNNING');
+    this.finish(id, 'COMPLETE', `processed ${count(files.length, 'file')}, ${count(docs.length, 'document')}${failed ? `, ${failed} failed validation` : ''}`, 'RUNNING');
   }
 
   private async postProcess(r: RunRow, servicePath: string, result: ProcessedFile, read: { passwords: Record<string, string>; namespace: string }, index: number): Promise<void> {
@@ -153,4 +153,9 @@ export class RunExecutor {
 function setPostProcessed(doc: ResultDocument, path: string): void {
   doc.post_processed_pdf_path = path;
   doc.post_processed_paths = [path];
+}
+
+/** "1 file", "6 files": a run's message is read on the Results screen. */
+function count(n: number, one: string): string {
+  return `${n} ${one}${n === 1 ? '' : 's'}`;
 }

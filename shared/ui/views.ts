@@ -160,6 +160,8 @@ export interface CaseFieldView {
   value: string | null;
   errorMsg: string | null;
   valid: boolean | null;
+  /** Why it is not valid: the service's validations.failures. */
+  failures: { type: string | null; msg: string | null }[];
 }
 
 export interface RunResultsView {
@@ -172,7 +174,7 @@ export interface ResultTreeFolder {
   /** null: files dropped in by hand. */
   folderId: number | null;
   path: string | null;
-  runs: { id: number; serviceRunId: string; createdMs: number; files: number; status: RunStatus | null; origin: string | null }[];
+  runs: { id: number; serviceRunId: string; createdMs: number; files: number; status: RunStatus | null; origin: string | null; deploymentId: string | null; appId: string | null }[];
 }
 
 export interface SearchHitView {

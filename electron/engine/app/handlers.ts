@@ -241,7 +241,7 @@ export function createHandlers(core: AppCore): Handlers {
         const folder = r.folderId === null ? undefined : core.store.folders.get(r.folderId);
         const key = folder ? folder.id : null;
         const node = out.get(key) ?? { folderId: key, path: folder?.path ?? null, runs: [] };
-        node.runs.push({ id: r.runId, serviceRunId: r.serviceRunId, createdMs: r.createdMs, files: r.files, status: r.status, origin: core.store.services.label(r.serviceId) });
+        node.runs.push({ id: r.runId, serviceRunId: r.serviceRunId, createdMs: r.createdMs, files: r.files, status: r.status, origin: core.store.services.label(r.serviceId), deploymentId: r.deploymentId, appId: r.appId });
         out.set(key, node);
       }
       return [...out.values()];
@@ -253,7 +253,7 @@ export function createHandlers(core: AppCore): Handlers {
         const present = local ? await exists(local.path) : false;
         return resultFileView(core.store, rf, i, layouts, () => present);
       }));
-      const caseFields = core.store.results.caseFields(runId).map((c) => ({ name: c.name, value: c.value, errorMsg: c.errorMsg, valid: c.valid }));
+      const caseFields = core.store.results.caseFields(runId).map((c) => ({ name: c.name, value: c.value, errorMsg: c.errorMsg, valid: c.valid, failures: c.failures }));
       return { run: runView(core.store, run), files, caseFields };
     },
     'results.file': async ({ fileId }) => {

@@ -30,7 +30,7 @@ export interface RunListRow {
   serviceId: number | null;
 }
 
-export interface TreeRow { folderId: number | null; runId: number; serviceRunId: string; createdMs: number; status: RunStatus | null; files: number; serviceId: number | null }
+export interface TreeRow { folderId: number | null; runId: number; serviceRunId: string; createdMs: number; status: RunStatus | null; files: number; serviceId: number | null; deploymentId: string | null; appId: string | null }
 
 /** LIKE with the user's text taken literally. */
 const likeArg = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -72,8 +72,8 @@ export function browseQueries(db: Db) {
              (SELECT count(*) FROM files f WHERE f.batch_id = r.batch_id AND f.state = 'done') AS done,
              (SELECT count(*) FROM files f WHERE f.batch_id = r.batch_id AND f.state = 'failed') AS failed
       FROM runs r LEFT JOIN batches b ON b.id = r.batch_id ORDER BY r.id DESC LIMIT ? OFFSET ?`);
-  const tree = db.prepare<[], { folder_id: number | null; run_id: number; service_run_id: string; created_ms: number; status: RunStatus | null; files: number; service_id: number | null }>(
-    `SELECT b.folder_id, r.id AS run_id, r.service_run_id, r.created_ms, r.status, count(rf.id) AS files, r.service_id
+  const tree = db.prepare<[], { folder_id: number | null; run_id: number; service_run_id: string; created_ms: number; status: RunStatus | null; files: number; service_id: number | null; deployment_id: string | null; app_id: string | null }>(
+    `SELECT b.folder_id, r.id AS run_id, r.service_run_id, r.created_ms, r.status, count(rf.id) AS files, r.service_id, r.deployment_id, r.app_id
        FROM runs r JOIN result_files rf ON rf.run_id = r.id LEFT JOIN batches b ON b.id = r.batch_id
       GROUP BY r.id ORDER BY r.id DESC`);
   const uploading = db.prepare<[], { id: number; path: string; size: number; sent: number | null }>(
@@ -148,6 +148,7 @@ export function browseQueries(db: Db) {
     resultTree(): TreeRow[] {
       return tree.all().map((r) => ({
         folderId: r.folder_id, runId: r.run_id, serviceRunId: r.service_run_id, createdMs: r.created_ms, status: r.status, files: r.files, serviceId: r.service_id,
+        deploymentId: r.deployment_id, appId: r.app_id,
       }));
     },
     reviewWaiting: (): number => reviewWaiting.get()!.n,

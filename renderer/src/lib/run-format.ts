@@ -105,6 +105,18 @@ export function formatWhen(ms: number | null, nowMs: number = Date.now(), second
   return `${date} ${time}`;
 }
 
+/**
+ * When a run was made, always with its date (a time alone does not tell today's runs from
+ * yesterday's) and seconds (to tell runs of one minute apart); the year only when it is not this one.
+ */
+export function formatRunWhen(ms: number | null, nowMs: number = Date.now()): string {
+  if (ms === null || !Number.isFinite(ms)) return '—';
+  const d = new Date(ms);
+  const sameYear = d.getFullYear() === new Date(nowMs).getFullYear();
+  const date = d.toLocaleDateString(undefined, sameYear ? { month: 'short', day: 'numeric' } : { year: 'numeric', month: 'short', day: 'numeric' });
+  return `${date}, ${d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' })}`;
+}
+
 /** The last part of a path (either separator), for tree labels. */
 export function baseName(path: string | null): string {
   if (!path) return 'Dropped in by hand';
