@@ -137,6 +137,11 @@ export function runOutcome(c: { files: number; done: number; failed: number }): 
   return parts.join(', ');
 }
 
+/** "1 file", "6 files": never "file(s)". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+}
+
 const capital = (s: string): string => (s ? s[0]!.toUpperCase() + s.slice(1) : s);
 
 /** One readable sentence: capital first letter. */

@@ -1,6 +1,7 @@
 /** Results from the local store (offline): show, search, export. */
 import { resolve } from 'node:path';
 import { dayBounds, type DayBounds } from '../../../shared/day-range.js';
+import { plural } from '../../../shared/ui/messages.js';
 import { exportSelection, exportText, type ExportFormat } from '../../engine/app/exports.js';
 import { resultsJson } from '../../engine/pipeline/outputs.js';
 import type { RunRow, Store } from '../../engine/store/index.js';
@@ -52,7 +53,7 @@ export function resultsCommand(argv: string[]): void {
     const caseFields = store.results.caseFields(run.id);
     const origin = store.services.label(run.serviceId);
     if (args.booleans.has('json')) return printJson({ run: { ...run, origin }, files: JSON.parse(resultsJson(files)) as unknown, caseFields });
-    console.log(`run ${run.serviceRunId} ${run.status ?? ''}${origin ? ` from ${origin}` : ''}: ${files.length} file(s)`);
+    console.log(`run ${run.serviceRunId} ${run.status ?? ''}${origin ? ` from ${origin}` : ''}: ${plural(files.length, 'file')}`);
     for (const f of files) {
       f.documents.forEach((d, i) => {
         console.log(`\n${f.originalFileName ?? f.inputFilePath ?? '?'} - document ${i + 1} (${d.className ?? 'unclassified'}, pages ${d.pageNumbers.join(' ')})`);
@@ -124,13 +125,13 @@ export async function exportCommand(argv: string[]): Promise<void> {
       const got = exportSelection(store, sel, how);
       if (got.runs === 0) throw new UsageError('no run with stored results matches (see: docsync runs)');
       text = got.text;
-      said = `${got.files} file(s) of ${got.runs} run(s)`;
+      said = `${plural(got.files, 'file')} of ${plural(got.runs, 'run')}`;
     } else {
       const run = findRun(store, args.positional[0] as string);
       requireResults(run);
       const files = store.results.filesOfRun(run.id);
       text = exportText(how, files);
-      said = `${files.length} file(s) of run ${run.serviceRunId}`;
+      said = `${plural(files.length, 'file')} of run ${run.serviceRunId}`;
     }
     try {
       await writeAtomic(path, text);

@@ -47,6 +47,4 @@ export function basename(p: string): string {
   return parts[parts.length - 1] ?? p;
 }
 
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
-}
+export { plural } from '../../../shared/ui/messages.js';

@@ -91,7 +91,7 @@ describe('DOCSYNC_URL points at another service than the saved connection', () =
 
     const results = await cli.run(['results', runs[2]!.serviceRunId]);
     expect(results.code, results.stderr).toBe(0);
-    expect(results.stdout.split('\n')[0]).toBe(`run ${runs[2]!.serviceRunId} COMPLETE from ${fromA}: 1 file(s)`);
+    expect(results.stdout.split('\n')[0]).toBe(`run ${runs[2]!.serviceRunId} COMPLETE from ${fromA}: 1 file`);
     expect(results.stdout).toMatch(/invoice_number\s+INV-1/);
     expect((await cli.json<{ run: { origin: string } }>(['results', runs[0]!.serviceRunId])).run.origin).toBe(fromB);
   });
