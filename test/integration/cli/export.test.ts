@@ -65,7 +65,7 @@ describe('docsync export --wide and across runs', () => {
     const out = cli.dir('today.csv');
     const r = await cli.run(['export', '--folder', 'by hand', '--since', today, '--until', today, '--format', 'csv', '--wide', '--out', out]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^wrote 2 file\(s\) of 2 run\(s\) to /);
+    expect(r.stdout).toMatch(/^wrote 2 files of 2 runs to /);
     const rows = rowsOf(await readFile(out, 'utf8'));
     expect(rows[0]!.slice(0, 5)).toEqual(['run', 'file', 'document', 'class', 'pages']);
     expect(rows.slice(1).map((c) => [c[0], c[1]])).toEqual([[runIds[0], 'inv-3003.pdf'], [runIds[1], 'inv-4100.pdf']]);

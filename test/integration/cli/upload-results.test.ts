@@ -107,7 +107,7 @@ describe('the store, read back through the command', () => {
     const csvPath = cli.dir('out.csv');
     const r = await cli.run(['export', runId, '--format', 'csv', '--out', csvPath]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^wrote 3 file\(s\) of run /);
+    expect(r.stdout).toMatch(/^wrote 3 files of run /);
     const csv = await readFile(csvPath, 'utf8');
     expect(csv.split('\r\n')[0]).toBe('file,document,class,pages,field,value,type,confidence,valid,error');
     expect(csv).toMatch(/^inv-101\.pdf,1,[^,]*,1,invoice_number,INV-101,/m);
