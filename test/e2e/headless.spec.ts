@@ -314,11 +314,6 @@ test('a field on page 2 of a three-page PDF: its box is drawn on page 2, where t
 
   await page.setViewportSize({ width: 1280, height: 800 });
   await box.scrollIntoViewIfNeeded();
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.screenshot({ path: '/tmp/docsync-shapes-page2-light.png' });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: '/tmp/docsync-shapes-page2-dark.png' });
-  await page.emulateMedia({ colorScheme: 'light' });
   await shoot('14-results-page-2');
 
   // The receipt: page 3, the grey block; the cover: page 1, the dark block.
