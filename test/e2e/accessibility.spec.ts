@@ -4,21 +4,19 @@
 // the sidebar and every screen in it, arrow keys still move through it, and each screen names the page.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildAllIfNeeded } from '../helpers/build-cli.js';
 import { corruptPdf } from '../helpers/pdf-fixtures.js';
-import { SCREENS, dropOnWindow, goTo, invoice, openPage, serveUi, shootBoth, type ScreenName, type ServedUi } from './served-ui.js';
+import { dropOnWindow, goTo, invoice, startUi, shootBoth, type ScreenName, type ServedUi, type UiSession } from './served-ui.js';
 
 test.describe.configure({ mode: 'serial' });
 
 /** Moderate rules that fail the test too: the ones issue 12 lists. */
 const ALSO_FAILING = new Set(['region', 'heading-order']);
 
-let root: string;
 let inbox: string;
 let served: ServedUi;
+let ui: UiSession | undefined;
 let page: Page;
 
 /**
@@ -45,20 +43,14 @@ async function expectTitle(screen: string): Promise<void> {
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
-  await buildAllIfNeeded();
-  await mkdir(SCREENS, { recursive: true });
-  root = await mkdtemp(join(tmpdir(), 'docsync-a11y-'));
-  inbox = join(root, 'inbox');
-  await mkdir(inbox);
-  served = await serveUi(root);
-  page = await openPage(browser, served);
+  ui = await startUi(browser, 'docsync-a11y-');
+  ({ inbox, served, page } = ui);
   await page.goto(served.url);
   await expect(page.getByRole('heading', { name: 'Activity', level: 1 })).toBeVisible();
 });
 
 test.afterAll(async () => {
-  served?.stop();
-  await rm(root, { recursive: true, force: true });
+  await ui?.close();
 });
 
 test('Activity, empty: the first run\'s welcome', async () => {

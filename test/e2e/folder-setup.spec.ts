@@ -3,34 +3,27 @@
 // said on the path field; fixing a folder's settings offers to retry the files that failed because of
 // them, and they then go through. Screenshots, light and dark, in test-results/screens/.
 import { expect, test, type Page } from '@playwright/test';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildAllIfNeeded } from '../helpers/build-cli.js';
 import { encryptPdf, invoicePdf } from '../helpers/pdf-fixtures.js';
-import { SCREENS, goTo, openPage, serveUi, shootBoth, type ServedUi } from './served-ui.js';
+import { goTo, startUi, shootBoth, type ServedUi, type UiSession } from './served-ui.js';
 
 test.describe.configure({ mode: 'serial' });
 
 let root: string;
 let inbox: string;
 let served: ServedUi;
+let ui: UiSession | undefined;
 let page: Page;
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
-  await buildAllIfNeeded();
-  await mkdir(SCREENS, { recursive: true });
-  root = await mkdtemp(join(tmpdir(), 'docsync-setup-'));
-  inbox = join(root, 'inbox');
-  await mkdir(inbox);
-  served = await serveUi(root);
-  page = await openPage(browser, served);
+  ui = await startUi(browser, 'docsync-setup-');
+  ({ root, inbox, served, page } = ui);
 });
 
 test.afterAll(async () => {
-  served?.stop();
-  await rm(root, { recursive: true, force: true });
+  await ui?.close();
 });
 
 const welcome = () => page.getByRole('region', { name: 'Welcome to DocSync' });

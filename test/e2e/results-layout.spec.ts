@@ -5,12 +5,8 @@
 // page toolbar or the verdicts is cut or wrapped, runs are named by date, time and deployment, and
 // a case field that is not valid says why.
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildAllIfNeeded } from '../helpers/build-cli.js';
 import { PAGE_WIDTH, corruptPdf } from '../helpers/pdf-fixtures.js';
-import { SCREENS, dropOnWindow, goTo, invoice, openPage, serveUi, shootBoth, type ServedUi } from './served-ui.js';
+import { dropOnWindow, goTo, invoice, startUi, shootBoth, type ServedUi, type UiSession } from './served-ui.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -18,8 +14,8 @@ test.describe.configure({ mode: 'serial' });
 const NAME = 'acme-invoice-2026-05.pdf';
 const BAD = 'scan-smudged.pdf';
 
-let root: string;
 let served: ServedUi;
+let ui: UiSession | undefined;
 let page: Page;
 
 const source = (): Locator => page.getByRole('region', { name: 'Source page' });
@@ -42,11 +38,8 @@ async function lines(l: Locator): Promise<number> {
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(180_000);
-  await buildAllIfNeeded();
-  await mkdir(SCREENS, { recursive: true });
-  root = await mkdtemp(join(tmpdir(), 'docsync-layout-'));
-  served = await serveUi(root);
-  page = await openPage(browser, served);
+  ui = await startUi(browser, 'docsync-layout-');
+  ({ served, page } = ui);
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto(served.url);
   // One run of two files: a readable invoice and an unreadable scan (so a case field fails validation).
@@ -67,8 +60,7 @@ test.beforeAll(async ({ browser }) => {
 });
 
 test.afterAll(async () => {
-  served?.stop();
-  await rm(root, { recursive: true, force: true });
+  await ui?.close();
 });
 
 test('the source page fits its pane\'s width by default, readable, and its zoom label is its real size', async () => {

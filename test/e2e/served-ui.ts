@@ -3,9 +3,11 @@
 // keep screenshots of a screen in both colour schemes.
 import type { Browser, Page } from '@playwright/test';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { MAIN } from '../helpers/build-cli.js';
+import { buildAllIfNeeded, MAIN } from '../helpers/build-cli.js';
 import { invoicePdf } from '../helpers/pdf-fixtures.js';
 
 export const SCREENS = resolve(import.meta.dirname, '../../test-results/screens');
@@ -49,6 +51,35 @@ export async function openPage(browser: Browser, served: ServedUi): Promise<Page
     served.log += `page error: ${e.message}\n`;
   });
   return page;
+}
+
+export interface UiSession {
+  /** The temp folder holding the data home and `inbox`. */
+  root: string;
+  /** An empty folder under root, for a hot folder. */
+  inbox: string;
+  served: ServedUi;
+  page: Page;
+  /** Stops serve and removes root. */
+  close(): Promise<void>;
+}
+
+/** A spec's set-up: the built UI served from a fresh temp folder (`prefix` names it), and a page on it. */
+export async function startUi(browser: Browser, prefix: string): Promise<UiSession> {
+  await buildAllIfNeeded();
+  await mkdir(SCREENS, { recursive: true });
+  const root = await mkdtemp(join(tmpdir(), prefix));
+  const inbox = join(root, 'inbox');
+  await mkdir(inbox);
+  const served = await serveUi(root);
+  const page = await openPage(browser, served);
+  return {
+    root, inbox, served, page,
+    async close() {
+      served.stop();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
 }
 
 export const invoice = (n: number): Promise<Buffer> =>
