@@ -7,7 +7,8 @@ import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { zeroCounts } from '../../../shared/file-states.js';
 import { checkArgs, isRequestChannel, type EventChannel, type Events, type Handlers, type RequestChannel } from '../../../shared/ui/contract.js';
-import { offlineReason, runOutcome, sentence, serviceProblem } from '../../../shared/ui/messages.js';
+import { offlineReason, runOutcome, sentence } from '../../../shared/ui/messages.js';
+import { inWords } from '../pipeline/context.js';
 import type { AccountView, AppInfo, ConnectionState, Notice, StatusView, Transfer } from '../../../shared/ui/views.js';
 import { clientConfigOf, resolveConnection, type Connection } from '../config/connection.js';
 import { KeychainUnavailableError, MemoryStore } from '../config/credentials.js';
@@ -334,7 +335,7 @@ function signedInAs(s: Session): string {
 
 /** An error as one line a person reads (a service client error in their words, not the call's name). */
 export function oneLine(err: unknown): string {
-  const msg = isServiceError(err) ? sentence(serviceProblem(err)) : err instanceof Error ? err.message : String(err);
+  const msg = isServiceError(err) ? sentence(inWords(err)) : inWords(err);
   return msg.split('\n')[0]?.slice(0, 500) ?? 'unknown error';
 }
 
