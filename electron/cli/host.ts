@@ -8,6 +8,7 @@ import { Engine } from '../engine/engine.js';
 import { isServiceError, ServiceClient } from '../engine/service/index.js';
 import { probeOnce } from '../engine/service/probe.js';
 import type { Store } from '../engine/store/index.js';
+import { serviceProblem, type ServiceHints } from '../../shared/ui/messages.js';
 import { UsageError } from './args.js';
 import { dataHome, openLocalStore } from './local.js';
 
@@ -23,13 +24,20 @@ export async function requireConnection(home = dataHome()): Promise<Connection> 
 /** What the command line offers where the keychain cannot be used: a token given per command, never saved. */
 export const NO_KEYCHAIN_OFFER = 'give the token to each command instead with DOCSYNC_URL and DOCSYNC_TOKEN (used for that command only, never saved)';
 
-/** The service's answers, explained in one line. */
-export function explainServiceError(err: unknown, url: string): Error {
+/** Where the command line points a person after a service error (the app points at its screens instead). */
+export function cliHints(url: string): ServiceHints {
+  return {
+    service: url,
+    signIn: 'give a new token with "docsync login --url URL" (or DOCSYNC_TOKEN)',
+    access: 'check the account with whoever runs the service',
+    reach: 'check the address ("docsync login --url URL" or DOCSYNC_URL) and that the service is running',
+  };
+}
+
+/** An error as the command line says it: a service error in the shared words (serviceProblem), with the CLI's hints. */
+export function inCliWords(err: unknown, url: string): Error {
   if (!isServiceError(err)) return err instanceof Error ? err : new Error(String(err));
-  if (err.kind === 'http' && err.status === 401) return new Error(`${url} refused the token (401): ${err.message}`);
-  if (err.kind === 'http' && err.status === 403) return new Error(`${url} refused access (403): ${err.message}`);
-  if (err.kind === 'network' || err.kind === 'timeout') return new Error(`cannot reach ${url}: ${err.message}`);
-  return new Error(`${url}: ${err.describe()}`);
+  return new Error(serviceProblem(err, cliHints(url)));
 }
 
 /**
@@ -40,7 +48,7 @@ export async function verifyConnection(conn: Pick<Connection, 'url' | 'token' | 
   try {
     await probeOnce(conn);
   } catch (err) {
-    throw explainServiceError(err, conn.url);
+    throw inCliWords(err, conn.url);
   }
 }
 

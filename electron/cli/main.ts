@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { serviceProblem } from '../../shared/ui/messages.js';
+import { isServiceError } from '../engine/service/errors.js';
 import { UsageError } from './args.js';
 const HELP = `docsync <command> [options]   (docsync <command> --help for its options)
 
@@ -81,7 +83,9 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 
 main(process.argv.slice(2)).then(exitWhenFlushed, (err: unknown) => {
   // One line, always: messages from below may carry newlines.
-  const line = (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, ' ').trim();
+  // A service error no command worded itself still reads as the app would say it (the detail: DOCSYNC_DEBUG).
+  const text = isServiceError(err) ? serviceProblem(err) : err instanceof Error ? err.message : String(err);
+  const line = text.replace(/\s*\n\s*/g, ' ').trim();
   console.error(`docsync: ${line}`);
   if (!(err instanceof UsageError) && process.env.DOCSYNC_DEBUG) console.error(err);
   exitWhenFlushed(err instanceof UsageError ? 2 : 1);

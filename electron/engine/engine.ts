@@ -3,7 +3,7 @@ import { rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { FOLDER_DEFAULTS, validateFolderSettings, type FolderRunSettings, type FolderTarget, type HotFolderSettings } from '../../shared/hot-folder.js';
 import { inWords, log, setState, settingsOf, technical, type EngineEvents, type PipelineContext } from './pipeline/context.js';
-import { retryLater } from '../../shared/ui/messages.js';
+import { fileNamed, retryLater } from '../../shared/ui/messages.js';
 import { DEFAULT_POLL, followRun, type PollPolicy } from './pipeline/follower.js';
 import { sha256File } from './pipeline/hash.js';
 import { intake, recordBatch } from './pipeline/intake.js';
@@ -371,11 +371,11 @@ export class Engine extends EventEmitter<EngineEvents> {
   async retryFile(fileId: number): Promise<FileRow> {
     const f = this.store.files.get(fileId);
     if (!f) throw new Error(`no file with id ${fileId}`);
-    if (f.state !== 'failed') throw new Error(`file ${fileId} is ${f.state}; only a failed file can be retried`);
+    if (f.state !== 'failed') throw new Error(`${this.named(f)} is ${f.state}; only a failed file can be retried`);
     const folder = f.folderId !== null ? this.store.folders.get(f.folderId) : undefined;
     const oldPlan = f.batchId !== null ? this.store.runs.batch(f.batchId)?.plan : null;
     const plan: BatchPlan | null = folder ? { target: settingsOf(folder).target, run: settingsOf(folder).run } : oldPlan ? (JSON.parse(oldPlan) as BatchPlan) : null;
-    if (!plan) throw new Error(`file ${fileId} has no folder or earlier batch to take its settings from`);
+    if (!plan) throw new Error(`${this.named(f)} has no hot folder or earlier upload to take its settings from`);
     await this.bringBack(f, folder);
     // Still unreadable: say so now rather than fail the upload in the background.
     const problem = await readProblem(f.path);
@@ -444,11 +444,16 @@ export class Engine extends EventEmitter<EngineEvents> {
     return typeof at === 'number' ? Date.now() + Math.max(0, at - performance.now()) : null;
   }
 
+  /** A file in a message: its name, and its folder when another file has the same name. */
+  private named(f: FileRow): string {
+    return fileNamed(f.path, f.originalName, this.store.files.hasNamesake(f));
+  }
+
   /** A file not yet uploading is set aside. */
   cancelFile(fileId: number): FileRow {
     const f = this.store.files.get(fileId);
     if (!f) throw new Error(`no file with id ${fileId}`);
-    if (!['discovered', 'stable', 'queued'].includes(f.state)) throw new Error(`file ${fileId} is ${f.state}; only a file waiting for upload can be cancelled`);
+    if (!['discovered', 'stable', 'queued'].includes(f.state)) throw new Error(`${this.named(f)} is ${f.state}; only a file waiting for upload can be cancelled`);
     for (const loop of this.folders.values()) loop.planner.remove(f.path);
     return setState(this.ctx, f.id, 'skipped', 'cancelled by the user');
   }

@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { zeroCounts } from '../../../shared/file-states.js';
 import { checkArgs, isRequestChannel, type EventChannel, type Events, type Handlers, type RequestChannel } from '../../../shared/ui/contract.js';
-import { offlineReason, runOutcome, sentence } from '../../../shared/ui/messages.js';
+import { offlineReason, runOutcome, sentence, serviceProblem } from '../../../shared/ui/messages.js';
 import { inWords } from '../pipeline/context.js';
 import type { AccountView, AppInfo, ConnectionState, Notice, StatusView, Transfer } from '../../../shared/ui/views.js';
 import { clientConfigOf, resolveConnection, type Connection } from '../config/connection.js';
@@ -314,7 +314,7 @@ export class AppCore {
       next = { kind: 'online', url: s.conn.url };
     } catch (err) {
       if (isServiceError(err) && err.kind === 'http' && (err.status === 401 || err.status === 403)) {
-        next = { kind: 'refused', url: s.conn.url, reason: `the service refused the token (${err.status}): sign in again` };
+        next = { kind: 'refused', url: s.conn.url, reason: serviceProblem(err) };
       } else {
         const since = this.#state.kind === 'offline' ? this.#state.sinceMs : Date.now();
         next = { kind: 'offline', url: s.conn.url, reason: isServiceError(err) ? offlineReason(err) : oneLine(err), sinceMs: since };

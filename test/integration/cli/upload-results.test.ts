@@ -137,7 +137,11 @@ describe('the store, read back through the command', () => {
 describe('docsync retry', () => {
   it('retry of a file that is not failed is refused in one line', async () => {
     const done = (await cli.json<FileRow[]>(['files', '--state', 'done']))[0]!;
-    expectOneLineError(await cli.run(['retry', String(done.id)]), new RegExp(`file ${done.id} is done; only a failed file can be retried`), 2);
+    // Named as the user knows it, with the id they typed beside it.
+    const r = await cli.run(['retry', String(done.id)]);
+    expect(r.stderr.trimEnd()).toBe(`docsync: "${done.originalName}" is done; only a failed file can be retried (file id ${done.id})`);
+    expect(r.code).toBe(2);
+    expectOneLineError(await cli.run(['retry', '999999']), /^docsync: no file with id 999999 \(see: docsync files --state failed\)$/, 2);
     expectOneLineError(await cli.run(['retry', 'abc']), /give one file id/, 2);
   });
 

@@ -161,7 +161,7 @@ describe('stability: "a file is taken only when stable ... a file that changed i
     expect(rows.filter((f) => f.state === 'done').map((f) => f.size)).toEqual([finalSize]);
     const old = rows.find((f) => f.size !== finalSize);
     expect(old?.state).toBe('skipped');
-    expect(old?.error).toMatch(/changed before upload; its newer version is file/);
+    expect(old?.error).toMatch(/changed before upload; its newer version is uploaded instead$/);
     expect(await allServiceFileNames(e)).toEqual(['edited.txt']);
     expect((await e.engine.client.statPath(rows.find((f) => f.state === 'done')!.servicePath as string))?.size).toBe(finalSize);
   });

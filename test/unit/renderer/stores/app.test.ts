@@ -96,7 +96,7 @@ describe('app store', { timeout: 60_000 }, () => {
     await app.callInfo(() => bridge.call('connection.signOut', {}));
     expect(app.connection).toEqual({ kind: 'none' });
     expect(app.signedIn).toBe(false);
-    await expect(app.callInfo(() => bridge.call('connection.signIn', { url, token: 'wrong-token', sessionOnly: true }))).rejects.toThrow(/401/);
+    await expect(app.callInfo(() => bridge.call('connection.signIn', { url, token: 'wrong-token', sessionOnly: true }))).rejects.toThrow(/did not accept the sign-in/);
     expect(app.connection).toEqual({ kind: 'none' });
     expect(app.signedIn).toBe(false);
 
