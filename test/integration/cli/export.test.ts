@@ -49,6 +49,13 @@ describe('search finds what the invoice prints', () => {
     const byTotal = await cli.json<SearchHit[]>(['search', '1,250']);
     expect(byTotal.map((h) => [h.fieldName, h.serviceRunId])).toEqual([['total_amount', runIds[0]]]);
   });
+
+  it('"1,25" (half typed), "1 250" and "1\'250" find the same total', async () => {
+    for (const q of [['1,25'], ['1', '250'], ["1'250"], ['1.250,00']]) {
+      const hits = await cli.json<SearchHit[]>(['search', ...q]);
+      expect(hits.map((h) => [h.fieldName, h.value, h.serviceRunId]), q.join(' ')).toEqual([['total_amount', '1250.00', runIds[0]]]);
+    }
+  });
 });
 
 describe('docsync export --wide and across runs', () => {
