@@ -5,6 +5,10 @@
  * t1 >= t0 + threshold is stable; time passing without a fresh look proves nothing. Each version of a file
  * (size + mtime) is reported once; a reported file that changes is tracked again and reported again when
  * it settles. `recheck` confirms on disk, right before and after upload, that a file is still what was seen.
+ *
+ * Quick rule (issue 14), when a `quickMs` shorter than the threshold is given: a version seen unchanged
+ * over `quickMs` may be proven stable at once by the caller (`quickCandidates`, then `settle` when no
+ * program has it open for writing, or `refuseQuick`, leaving it to the threshold).
  */
 import { stat } from 'node:fs/promises';
 import type { FileObservation } from './scan.js';
@@ -19,6 +23,8 @@ interface Tracked {
   /** Latest observation of this version. */
   lastSeen: number;
   reported: boolean;
+  /** The quick rule for this version: not yet asked, proven stable, or refused (a writer has it open). */
+  quick: 'ask' | 'yes' | 'no';
 }
 
 export const sameVersion = (a: { size: number; mtimeMs: number }, b: { size: number; mtimeMs: number }): boolean =>
@@ -27,8 +33,15 @@ export const sameVersion = (a: { size: number; mtimeMs: number }, b: { size: num
 export class StabilityTracker {
   private readonly files = new Map<string, Tracked>();
 
-  constructor(readonly thresholdMs: number) {
+  /** Set only when shorter than the threshold. */
+  readonly quickMs: number | undefined;
+
+  constructor(
+    readonly thresholdMs: number,
+    quickMs?: number,
+  ) {
     if (!(thresholdMs >= 0)) throw new RangeError(`thresholdMs must be >= 0, got ${thresholdMs}`);
+    this.quickMs = quickMs !== undefined && quickMs >= 0 && quickMs < thresholdMs ? quickMs : undefined;
   }
 
   /** Record one observation made at `now`. Returns true when it is a new or changed version. */
@@ -38,7 +51,7 @@ export class StabilityTracker {
       if (now > t.lastSeen) t.lastSeen = now;
       return false;
     }
-    this.files.set(obs.path, { size: obs.size, mtimeMs: obs.mtimeMs, since: now, lastSeen: now, reported: false });
+    this.files.set(obs.path, { size: obs.size, mtimeMs: obs.mtimeMs, since: now, lastSeen: now, reported: false, quick: 'ask' });
     return true;
   }
 
@@ -75,7 +88,7 @@ export class StabilityTracker {
   takeStable(): FileObservation[] {
     const out: FileObservation[] = [];
     for (const [path, t] of this.files) {
-      if (!t.reported && t.lastSeen - t.since >= this.thresholdMs) {
+      if (!t.reported && (t.quick === 'yes' || t.lastSeen - t.since >= this.thresholdMs)) {
         t.reported = true;
         out.push({ path, size: t.size, mtimeMs: t.mtimeMs });
       }
@@ -90,12 +103,32 @@ export class StabilityTracker {
     return out;
   }
 
+  /** Unreported versions seen unchanged over quickMs and not yet asked about: ask whether a program writes them. */
+  quickCandidates(): string[] {
+    const out: string[] = [];
+    if (this.quickMs === undefined) return out;
+    for (const [p, t] of this.files) if (!t.reported && t.quick === 'ask' && t.lastSeen - t.since >= this.quickMs) out.push(p);
+    return out;
+  }
+
+  /** No program has this version open for writing: it is stable (reported by the next takeStable). */
+  settle(path: string): void {
+    const t = this.files.get(path);
+    if (t && t.quick === 'ask') t.quick = 'yes';
+  }
+
+  /** A program has this version open (or nobody can tell): it waits for the threshold. */
+  refuseQuick(path: string): void {
+    const t = this.files.get(path);
+    if (t && t.quick === 'ask') t.quick = 'no';
+  }
+
   /** Earliest time a fresh observation could prove an unsettled file stable; undefined when none waits. */
   nextDueAt(): number | undefined {
     let due: number | undefined;
     for (const t of this.files.values()) {
       if (t.reported) continue;
-      const at = t.since + this.thresholdMs;
+      const at = t.since + (this.quickMs !== undefined && t.quick === 'ask' ? this.quickMs : this.thresholdMs);
       if (due === undefined || at < due) due = at;
     }
     return due;
@@ -104,7 +137,7 @@ export class StabilityTracker {
   /** Mark a path as not reported, so its current version is reported again once re-proven (a re-queue). */
   requeue(path: string, now: number): void {
     const t = this.files.get(path);
-    if (t) Object.assign(t, { reported: false, since: now, lastSeen: now });
+    if (t) Object.assign(t, { reported: false, since: now, lastSeen: now, quick: 'ask' });
   }
 
   has(path: string): boolean {
