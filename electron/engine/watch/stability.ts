@@ -23,8 +23,9 @@ interface Tracked {
   /** Latest observation of this version. */
   lastSeen: number;
   reported: boolean;
-  /** The quick rule for this version: not yet asked, proven stable, or refused (a writer has it open). */
-  quick: 'ask' | 'yes' | 'no';
+  /** The quick rule for this version: to be asked (at `askAt`, in a fresh look), proven stable, or not for it (nobody can tell). */
+  quick: 'ask' | 'yes' | 'never';
+  askAt: number;
 }
 
 export const sameVersion = (a: { size: number; mtimeMs: number }, b: { size: number; mtimeMs: number }): boolean =>
@@ -51,7 +52,7 @@ export class StabilityTracker {
       if (now > t.lastSeen) t.lastSeen = now;
       return false;
     }
-    this.files.set(obs.path, { size: obs.size, mtimeMs: obs.mtimeMs, since: now, lastSeen: now, reported: false, quick: 'ask' });
+    this.files.set(obs.path, { size: obs.size, mtimeMs: obs.mtimeMs, since: now, lastSeen: now, reported: false, quick: 'ask', askAt: now + (this.quickMs ?? 0) });
     return true;
   }
 
@@ -103,11 +104,11 @@ export class StabilityTracker {
     return out;
   }
 
-  /** Unreported versions seen unchanged over quickMs and not yet asked about: ask whether a program writes them. */
+  /** Unreported versions seen unchanged over quickMs (and since the last refusal): ask whether a program writes them. */
   quickCandidates(): string[] {
     const out: string[] = [];
     if (this.quickMs === undefined) return out;
-    for (const [p, t] of this.files) if (!t.reported && t.quick === 'ask' && t.lastSeen - t.since >= this.quickMs) out.push(p);
+    for (const [p, t] of this.files) if (!t.reported && t.quick === 'ask' && t.lastSeen >= t.askAt) out.push(p);
     return out;
   }
 
@@ -117,10 +118,16 @@ export class StabilityTracker {
     if (t && t.quick === 'ask') t.quick = 'yes';
   }
 
-  /** A program has this version open (or nobody can tell): it waits for the threshold. */
-  refuseQuick(path: string): void {
+  /**
+   * A program has this version open: asked again `quickMs` after `now` (a scanner may close a file a
+   * moment after its last write), until the threshold proves it anyway. `never`: nobody can tell (another
+   * user's file): it waits for the threshold.
+   */
+  refuseQuick(path: string, now: number, never = false): void {
     const t = this.files.get(path);
-    if (t && t.quick === 'ask') t.quick = 'no';
+    if (!t || t.quick !== 'ask') return;
+    if (never || this.quickMs === undefined) t.quick = 'never';
+    else t.askAt = now + this.quickMs;
   }
 
   /** Earliest time a fresh observation could prove an unsettled file stable; undefined when none waits. */
@@ -128,7 +135,8 @@ export class StabilityTracker {
     let due: number | undefined;
     for (const t of this.files.values()) {
       if (t.reported) continue;
-      const at = t.since + (this.quickMs !== undefined && t.quick === 'ask' ? this.quickMs : this.thresholdMs);
+      const full = t.since + this.thresholdMs;
+      const at = this.quickMs !== undefined && t.quick === 'ask' ? Math.min(t.askAt, full) : full;
       if (due === undefined || at < due) due = at;
     }
     return due;
@@ -137,7 +145,7 @@ export class StabilityTracker {
   /** Mark a path as not reported, so its current version is reported again once re-proven (a re-queue). */
   requeue(path: string, now: number): void {
     const t = this.files.get(path);
-    if (t) Object.assign(t, { reported: false, since: now, lastSeen: now, quick: 'ask' });
+    if (t) Object.assign(t, { reported: false, since: now, lastSeen: now, quick: 'ask', askAt: now + (this.quickMs ?? 0) });
   }
 
   has(path: string): boolean {

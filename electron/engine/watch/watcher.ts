@@ -326,9 +326,11 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
     } catch {
       open = new Map();
     }
+    const now = this.now();
     for (const p of ask) {
-      if (open.get(p) === false) this.tracker.settle(p);
-      else this.tracker.refuseQuick(p);
+      const writing = open.get(p);
+      if (writing === false) this.tracker.settle(p);
+      else this.tracker.refuseQuick(p, now, writing === undefined);
     }
   }
 
