@@ -1,7 +1,7 @@
 import { EventEmitter, setMaxListeners } from 'node:events';
 import { rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { FOLDER_DEFAULTS, validateFolderSettings, type FolderRunSettings, type FolderTarget, type HotFolderSettings } from '../../shared/hot-folder.js';
+import { FOLDER_DEFAULTS, QUICK_STABLE_MS, validateFolderSettings, type FolderRunSettings, type FolderTarget, type HotFolderSettings } from '../../shared/hot-folder.js';
 import { inWords, log, setState, settingsOf, technical, type EngineEvents, type PipelineContext } from './pipeline/context.js';
 import { fileNamed, retryLater } from '../../shared/ui/messages.js';
 import { DEFAULT_POLL, followRun, type PollPolicy } from './pipeline/follower.js';
@@ -20,6 +20,7 @@ import { scanFolder } from './watch/scan.js';
 import { createFilter } from './watch/ignore.js';
 import { FolderWatcher } from './watch/watcher.js';
 import { notRegular } from './watch/file-kind.js';
+import { canSeeWriters, openForWriting } from './watch/writers.js';
 
 export interface EngineOptions {
   store: Store;
@@ -271,6 +272,8 @@ export class Engine extends EventEmitter<EngineEvents> {
       stabilityMs: settings.stabilityMs,
       rescanIntervalMs: settings.rescanIntervalMs,
       polling: settings.polling,
+      // A polled folder is a network share: other machines' handles are invisible, size and time decide.
+      quickStable: canSeeWriters && !settings.polling.enabled ? { ms: QUICK_STABLE_MS, writers: openForWriting } : undefined,
     });
     const loop: FolderLoop = { row, settings, watcher, planner: new BatchPlanner(settings.batching) };
     this.folders.set(row.id, loop);

@@ -70,7 +70,16 @@ test('fixing a folder\'s settings offers to retry the files that failed because 
   const form = page.getByRole('form', { name: 'Add a hot folder' });
   await form.getByLabel('Folder to watch').fill(inbox);
   await form.getByLabel('Deployment id').fill('sandbox-invoices');
-  await form.getByLabel('Quiet time (seconds)').fill('0.3');
+  // The batch waits, as a person may get them wrong: said on the field, in the form's words.
+  await form.getByLabel('Wait after the last file (seconds)').fill('12');
+  await form.getByRole('button', { name: 'Add folder' }).click();
+  const wait = form.getByLabel('Wait after the last file (seconds)');
+  await expect(wait).toHaveAttribute('aria-invalid', 'true');
+  await expect(wait).toHaveAccessibleDescription('Wait after the last file cannot be longer than the longest wait');
+  await form.getByRole('group', { name: 'Batches' }).scrollIntoViewIfNeeded();
+  await shootBoth(page, 'setup-06-batch-waits');
+  await wait.fill('0.3');
+  await form.getByLabel('Longest wait (seconds)').fill('0.3');
   await form.getByLabel('Stable after (seconds)').fill('0.2');
   await form.getByRole('button', { name: 'Add folder' }).click();
   await expect(page.getByRole('heading', { name: inbox })).toBeVisible();
@@ -92,7 +101,7 @@ test('fixing a folder\'s settings offers to retry the files that failed because 
   await goTo(page, 'Hot folders');
   await page.getByRole('button', { name: /^Edit/ }).first().click();
   const edit = page.getByRole('form', { name: 'Edit hot folder' });
-  await edit.getByLabel('Quiet time (seconds)').fill('0.4');
+  await edit.getByLabel('Longest wait (seconds)').fill('0.4');
   await edit.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByRole('heading', { name: inbox })).toBeVisible();
   await expect(page.getByRole('button', { name: /^Retry/ })).toHaveCount(0);

@@ -104,7 +104,8 @@ test('hot folders: add one with quick settings', async () => {
   await page.getByRole('button', { name: 'Add folder' }).first().click();
   await page.getByLabel('Folder to watch').fill(inbox);
   await page.getByLabel('Deployment id').fill('sandbox-invoices');
-  await page.getByLabel('Quiet time (seconds)').fill('0.3');
+  await page.getByLabel('Wait after the last file (seconds)').fill('0.3');
+  await page.getByLabel('Longest wait (seconds)').fill('0.3');
   await page.getByLabel('Stable after (seconds)').fill('0.2');
   await shoot('05-folder-form');
   await page.getByRole('button', { name: 'Add folder' }).last().click();

@@ -122,7 +122,7 @@ describe('connection', () => {
     await waitUntil(() => e.core.connection.kind === 'online', 'online');
     const inbox = join(e.root, 'slow-inbox');
     await mkdir(inbox);
-    await e.call('folders.add', { settings: { path: inbox, deployment: 'sandbox-invoices', ...FAST_FOLDER, batching: { ...FAST_FOLDER.batching, quietMs: 4000 } } });
+    await e.call('folders.add', { settings: { path: inbox, deployment: 'sandbox-invoices', ...FAST_FOLDER, batching: { ...FAST_FOLDER.batching, minQuietMs: 4000, quietMs: 4000 } } });
     await writeFile(join(inbox, 'inv-9.pdf'), await invoice(9));
     const queued = async () => (await e.call('files.page', { offset: 0, limit: 10 })).rows[0];
     await waitUntil(async () => (await queued())?.state === 'queued', 'the file is queued');

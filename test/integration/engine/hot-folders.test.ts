@@ -124,7 +124,7 @@ describe('stability: "a file is taken only when stable ... a file that changed i
 
   it('a file that changes after it was taken but before its upload goes back to settling and only its final version is uploaded', async () => {
     // A long quiet period keeps the stable file waiting in an open batch while it is appended to.
-    const { e, inbox } = await hotFolder({ stabilityMs: 150, batching: { quietMs: 1500, maxFiles: 100, maxBytes: 1 << 30 } });
+    const { e, inbox } = await hotFolder({ stabilityMs: 150, batching: { minQuietMs: 1500, quietMs: 1500, maxFiles: 100, maxBytes: 1 << 30 } });
     const path = join(inbox, 'late.txt');
     await writeFile(path, invoice(22));
     await waitUntil(() => byName(e, 'late.txt').some((f) => f.state === 'queued'), 'the first version is queued');
@@ -169,7 +169,7 @@ describe('stability: "a file is taken only when stable ... a file that changed i
 
 describe('files that move before upload', () => {
   // A long quiet period (2 s) leaves time to act after a file was taken and before its batch closes.
-  const waiting = { batching: { quietMs: 2000, maxFiles: 100, maxBytes: 1 << 30 } };
+  const waiting = { batching: { minQuietMs: 2000, quietMs: 2000, maxFiles: 100, maxBytes: 1 << 30 } };
 
   it('a file renamed before upload is processed under its new name; the old path is never uploaded', async () => {
     const { e, inbox } = await hotFolder(waiting);
