@@ -251,6 +251,19 @@ test('at 1024x768 every screen fits: no sideways scrolling, nothing cut without 
     await expect(page).toHaveTitle(`${screen} — DocSync`);
     expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), `${screen} scrolls sideways`).toBeLessThanOrEqual(0);
     expect(await silentlyCut(page), `${screen}: text cut without an ellipsis and a tooltip`).toEqual([]);
+    if (screen === 'Activity') {
+      // The row's buttons stay whole inside the queue (the name and progress give way instead).
+      const grid = (await page.getByRole('grid', { name: 'Queue' }).boundingBox())!;
+      for (const b of await page.getByRole('grid', { name: 'Queue' }).getByRole('button', { name: /^Reveal/ }).all()) {
+        const box = (await b.boundingBox())!;
+        expect(box.x + box.width, 'Reveal is whole').toBeLessThanOrEqual(grid.x + grid.width);
+      }
+    }
+    if (screen === 'Runs') {
+      // Counts, durations and times on one line each ("1 of 2 done, 1 failed", "09:30 PM").
+      const row = page.getByRole('row', { name: /^Run / }).first();
+      for (const cell of await row.locator('td.num, td.when').all()) expect(await lines(cell), await cell.textContent() ?? '').toBe(1);
+    }
     await shootBoth(page, `narrow-${screen.toLowerCase().replace(' ', '-')}`);
   }
   await page.getByRole('tree').getByText(NAME).click();
