@@ -261,6 +261,9 @@ test('at 1024x768 every screen fits: no sideways scrolling, nothing cut without 
     }
     if (screen === 'Runs') {
       // Counts, durations and times on one line each ("1 of 2 done, 1 failed", "09:30 PM").
+      // The whole table shows without scrolling sideways (the run id gives way, whole on hover).
+      const table = page.getByRole('grid', { name: 'Runs' }).locator('xpath=..');
+      expect(await table.evaluate((el) => el.scrollWidth - el.clientWidth), 'the runs table scrolls sideways').toBeLessThanOrEqual(0);
       const row = page.getByRole('row', { name: /^Run / }).first();
       for (const cell of await row.locator('td.num, td.when').all()) expect(await lines(cell), await cell.textContent() ?? '').toBe(1);
     }
