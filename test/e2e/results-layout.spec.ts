@@ -6,7 +6,7 @@
 // a case field that is not valid says why.
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { PAGE_WIDTH, corruptPdf } from '../helpers/pdf-fixtures.js';
-import { dropOnWindow, goTo, invoice, startUi, shootBoth, type ServedUi, type UiSession } from './served-ui.js';
+import { dropOnWindow, goTo, invoice, silentlyCut, startUi, shootBoth, type ServedUi, type UiSession } from './served-ui.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -229,20 +229,6 @@ test('the PDF viewer says the real zoom: it fits the width by default and zooms 
   await viewer.getByRole('button', { name: 'Close' }).click();
   await expect(viewer).toBeHidden();
 });
-
-/**
- * Text of the open screen that is cut without saying so: a leaf element whose text overflows it must
- * end in an ellipsis and give its whole text on hover (a title on it or an ancestor). DOM code runs in
- * the page, as a string (DOM types are not part of the Node test project).
- */
-const silentlyCut = (page: Page): Promise<string[]> =>
-  page.evaluate(`[...document.querySelectorAll('main *, header *')].filter((el) => {
-    // Screen-reader-only text (1 px boxes) is not on screen to be cut.
-    if (el.children.length > 0 || !el.textContent.trim() || el.clientWidth <= 1 || el.scrollWidth <= el.clientWidth + 1) return false;
-    const s = getComputedStyle(el);
-    if (s.overflowX === 'visible' || s.display === 'inline') return false;
-    return !(s.textOverflow === 'ellipsis' && el.closest('[title]'));
-  }).map((el) => el.tagName.toLowerCase() + '.' + el.className + ': ' + el.textContent.trim().slice(0, 60))`);
 
 test('at 1024x768 every screen fits: no sideways scrolling, nothing cut without an ellipsis and a tooltip, short labels on one line', async () => {
   await page.setViewportSize({ width: 1024, height: 768 });
