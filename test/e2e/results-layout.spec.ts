@@ -100,8 +100,14 @@ test('hiding the results list gives the page its width; the list comes back as i
   await expect(hide).toHaveAttribute('aria-expanded', 'true');
   await hide.click();
   await expect(page.getByRole('tree')).toBeHidden();
+  await expect(page.getByRole('button', { name: 'Show the results list' })).toBeFocused();
   await expect.poll(canvasWidth).toBeGreaterThan(fitted + 150);
   expect(await zoomLabel()).toBe(await realPercent());
+  // "/" (search) brings the list back with the search focused; hidden again for the shots.
+  await page.locator('body').press('/');
+  await expect(page.getByPlaceholder(/Search every result/)).toBeFocused();
+  await page.getByRole('button', { name: 'Hide the results list' }).click();
+  await expect(page.getByRole('tree')).toBeHidden();
   test.info().annotations.push({ type: 'figure', description: `1280x800, list hidden: page drawn ${Math.round(await canvasWidth())} px wide at ${await zoomLabel()} %` });
   await shootBoth(page, 'results-layout-list-hidden');
   await page.reload();
