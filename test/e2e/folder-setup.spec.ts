@@ -6,7 +6,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encryptPdf, invoicePdf } from '../helpers/pdf-fixtures.js';
-import { goTo, startUi, shootBoth, type ServedUi, type UiSession } from './served-ui.js';
+import { goTo, silentlyCut, startUi, shootBoth, type ServedUi, type UiSession } from './served-ui.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -115,9 +115,29 @@ test('fixing a folder\'s settings offers to retry the files that failed because 
   const retry = page.getByRole('button', { name: 'Retry 1 failed file' });
   await expect(retry).toBeVisible();
   await shootBoth(page, 'setup-04-retry-offer');
+  // Leaving the screen keeps the offer: it waits for an answer.
+  await goTo(page, 'Activity');
+  await goTo(page, 'Hot folders');
+  await expect(retry).toBeVisible();
   await retry.click();
   await expect(retry).toHaveCount(0);
   await goTo(page, 'Activity');
   await expect(row.getByText('Done', { exact: true })).toBeVisible({ timeout: 60_000 });
   expect(served.log).not.toMatch(/page error/);
+});
+
+test('at 1024x768 the folder card and the folder form fit: nothing cut without an ellipsis and a tooltip, no sideways scrolling', async () => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await goTo(page, 'Hot folders');
+  await expect(page.getByRole('heading', { name: inbox })).toBeVisible();
+  expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBeLessThanOrEqual(0);
+  expect(await silentlyCut(page)).toEqual([]);
+  await shootBoth(page, 'narrow-hot-folders-card');
+  await page.getByRole('button', { name: /^Edit/ }).first().click();
+  await expect(page.getByRole('form', { name: 'Edit hot folder' })).toBeVisible();
+  expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBeLessThanOrEqual(0);
+  expect(await silentlyCut(page)).toEqual([]);
+  await shootBoth(page, 'narrow-folder-form');
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await page.setViewportSize({ width: 1280, height: 800 });
 });

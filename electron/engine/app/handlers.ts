@@ -2,6 +2,7 @@
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Handlers } from '../../../shared/ui/contract.js';
+import { codedError } from '../../../shared/ui/errors.js';
 import type { FolderView, ResultTreeFolder } from '../../../shared/ui/views.js';
 import { normalizeNamespace, normalizeUrl, saveConnectionSettings, type Connection } from '../config/connection.js';
 import { KeychainUnavailableError } from '../config/credentials.js';
@@ -32,7 +33,7 @@ const exists = async (p: string): Promise<boolean> => (await stat(p).catch(() =>
 export function createHandlers(core: AppCore): Handlers {
   const engine = (what: string): Engine => {
     const e = core.engine;
-    if (!e) throw new Error(`sign in (or try the sandbox) first: ${what} needs the service`);
+    if (!e) throw codedError(`sign in (or try the sandbox) first: ${what} needs the service`, 'sign-in-needed');
     return e;
   };
   const folderViews = async (): Promise<FolderView[]> => {

@@ -78,7 +78,7 @@ describe('connection', () => {
       // saved connection whose token was revoked would be.
       await env.core.openSession({ url: sb.url, token: 'revoked-token', context: undefined, source: 'memory' }, 'memory');
       await waitUntil(() => env!.core.connection.kind === 'refused', 'refused');
-      expect(env.core.connection).toMatchObject({ kind: 'refused', reason: 'the service did not accept the sign-in (the token may be wrong or expired)' });
+      expect(env.core.connection).toMatchObject({ kind: 'refused', reason: 'the service did not accept the sign-in (the token may be wrong or expired): sign in again with a new token' });
     } finally {
       await sb.close();
     }
