@@ -11,7 +11,10 @@ import { serviceKeys } from './005-service-keys.js';
 import { serviceShapes } from './006-service-shapes.js';
 import { folderProblems } from './007-folder-problems.js';
 import { joinedWordsSearch } from './008-joined-words.js';
+import { searchIngest } from './012-search-ingest.js';
 
 export type Migration = (db: Db) => void;
 
-export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceKeys, serviceShapes, folderProblems, joinedWordsSearch];
+export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceKeys, serviceShapes, folderProblems, joinedWordsSearch,
+  // 009, 010 and 011 are other branches'; 012 goes after them when they are merged.
+  searchIngest];
