@@ -5,12 +5,12 @@
 import { clientConfigOf, resolveConnection, type Connection } from '../engine/config/connection.js';
 import { KeytarStore } from '../engine/config/credentials.js';
 import { Engine } from '../engine/engine.js';
-import { isServiceError, ServiceClient } from '../engine/service/index.js';
+import { ServiceClient } from '../engine/service/index.js';
 import { probeOnce } from '../engine/service/probe.js';
 import type { Store } from '../engine/store/index.js';
-import { serviceProblem, type ServiceHints } from '../../shared/ui/messages.js';
 import { UsageError } from './args.js';
 import { dataHome, openLocalStore } from './local.js';
+import { inCliWords } from './words.js';
 
 export { dataHome, openLocalStore };
 
@@ -23,22 +23,6 @@ export async function requireConnection(home = dataHome()): Promise<Connection> 
 
 /** What the command line offers where the keychain cannot be used: a token given per command, never saved. */
 export const NO_KEYCHAIN_OFFER = 'give the token to each command instead with DOCSYNC_URL and DOCSYNC_TOKEN (used for that command only, never saved)';
-
-/** Where the command line points a person after a service error (the app points at its screens instead). */
-export function cliHints(url: string): ServiceHints {
-  return {
-    service: url,
-    signIn: 'give a new token with "docsync login --url URL" (or DOCSYNC_TOKEN)',
-    access: 'check the account with whoever runs the service',
-    reach: 'check the address ("docsync login --url URL" or DOCSYNC_URL) and that the service is running',
-  };
-}
-
-/** An error as the command line says it: a service error in the shared words (serviceProblem), with the CLI's hints. */
-export function inCliWords(err: unknown, url: string): Error {
-  if (!isServiceError(err)) return err instanceof Error ? err : new Error(String(err));
-  return new Error(serviceProblem(err, cliHints(url)));
-}
 
 /**
  * Checks the URL and token with one cheap call (see service/probe.ts),

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-import { serviceProblem } from '../../shared/ui/messages.js';
-import { isServiceError } from '../engine/service/errors.js';
 import { UsageError } from './args.js';
+import { inCliWords } from './words.js';
 const HELP = `docsync <command> [options]   (docsync <command> --help for its options)
 
 Commands:
@@ -83,9 +82,8 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 
 main(process.argv.slice(2)).then(exitWhenFlushed, (err: unknown) => {
   // One line, always: messages from below may carry newlines.
-  // A service error no command worded itself still reads as the app would say it (the detail: DOCSYNC_DEBUG).
-  const text = isServiceError(err) ? serviceProblem(err) : err instanceof Error ? err.message : String(err);
-  const line = text.replace(/\s*\n\s*/g, ' ').trim();
+  // A service error no command worded itself still reads in the shared words (the detail: DOCSYNC_DEBUG).
+  const line = inCliWords(err).message.replace(/\s*\n\s*/g, ' ').trim();
   console.error(`docsync: ${line}`);
   if (!(err instanceof UsageError) && process.env.DOCSYNC_DEBUG) console.error(err);
   exitWhenFlushed(err instanceof UsageError ? 2 : 1);

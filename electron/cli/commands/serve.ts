@@ -9,7 +9,8 @@ import { probeOnce } from '../../engine/service/probe.js';
 import { resolveConnection, type Connection } from '../../engine/config/connection.js';
 import { KeytarStore } from '../../engine/config/credentials.js';
 import { intFlag, parseArgs, UsageError } from '../args.js';
-import { cliHints, dataHome, inCliWords, NO_KEYCHAIN_OFFER } from '../host.js';
+import { dataHome, NO_KEYCHAIN_OFFER } from '../host.js';
+import { cliHints, inCliWords } from '../words.js';
 import { isServiceError } from '../../engine/service/index.js';
 import { startUiServer } from '../ui-server.js';
 

@@ -314,7 +314,8 @@ export class AppCore {
       next = { kind: 'online', url: s.conn.url };
     } catch (err) {
       if (isServiceError(err) && err.kind === 'http' && (err.status === 401 || err.status === 403)) {
-        next = { kind: 'refused', url: s.conn.url, reason: serviceProblem(err) };
+        // What to do is the Connection screen's to say ("Sign in again with a new token"): the reason says what happened.
+        next = { kind: 'refused', url: s.conn.url, reason: serviceProblem(err, { signIn: '' }) };
       } else {
         const since = this.#state.kind === 'offline' ? this.#state.sinceMs : Date.now();
         next = { kind: 'offline', url: s.conn.url, reason: isServiceError(err) ? offlineReason(err) : oneLine(err), sinceMs: since };

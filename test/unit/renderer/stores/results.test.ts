@@ -167,8 +167,9 @@ describe('results store', { timeout: 60_000 }, () => {
     expect([results.busy, results.actionError]).toEqual([null, null]);
     expect(saved.map((s) => s.name)).toEqual([`${serviceRunId}.csv`, `${serviceRunId}.json`]);
     expect(await savedText(0)).toContain(',invoice_number,INV-71,');
-    const json = JSON.parse(await savedText(1)) as { file: string }[];
-    expect(json.map((x) => x.file).sort()).toEqual(['inv-71.pdf', 'inv-72.pdf']);
+    const json = JSON.parse(await savedText(1)) as { files: { file: string }[]; case_fields: unknown[] };
+    expect(json.case_fields.length).toBeGreaterThan(0);
+    expect(json.files.map((x) => x.file).sort()).toEqual(['inv-71.pdf', 'inv-72.pdf']);
   });
 
   it("shows the original in the in-app viewer (no host app to open it); a missing processed PDF is the engine's message", async () => {
