@@ -44,7 +44,7 @@ export function joinedWord(word: string): string | null {
  */
 export const TEXT_WORD = /\p{Nd}{1,3}(?:[ \u00a0\u202f]\p{Nd}{3}(?!\p{Nd}))+\S*|\S+/gu;
 
-/** Text in which a word may join: a character other than letters, digits, marks and spaces, or digits spaced as thousands may be. */
+/** Text with only letters, digits, marks and spaces, and no space between digits (thousands), has nothing to join; other text is read word by word. */
 const MAY_JOIN = /[^\p{L}\p{N}\p{M}\s]|\p{Nd}\s\p{Nd}/u;
 
 /** The joined forms of a text's words (those that change), or null: what the index's `joined` columns hold. */
@@ -58,7 +58,7 @@ export function joinedWords(text: string | null): string | null {
   return out;
 }
 
-/** SQL function `joined_words(text)` used by the search triggers (migration 008); registered on every open. */
+/** SQL function `joined_words(text)`: fills the `joined` columns (search-index.ts, migration 008's view and update triggers); registered on every open. */
 export function registerJoinedWords(db: Db): void {
   db.function('joined_words', { deterministic: true }, (text: unknown) => joinedWords(typeof text === 'string' ? text : text == null ? null : String(text)));
 }

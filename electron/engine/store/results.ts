@@ -168,7 +168,7 @@ export function resultsQueries(db: Db, now: () => number = Date.now) {
     delPage.run(runId, fileOffset);
     const pageId = insPage.get(runId, fileOffset, JSON.stringify(raw), now())!.id;
     const out: StoredPage = { pageId, resultFileIds: [], documents: 0, fields: 0, caseFields: 0 };
-    // Ids are given in order within this transaction: the page's documents and fields are two ranges.
+    // Indexed for search once all are stored: one statement per index (search-index.ts).
     const docIds: number[] = [];
     const fieldIds: number[] = [];
     page.files.forEach((f, i) => {
