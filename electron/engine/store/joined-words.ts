@@ -14,21 +14,28 @@ const NUMBER_SEPARATOR = /^[.,'’ \u00a0\u202f]$/u;
 /**
  * A word's parts joined: punctuation inside a word goes, except a decimal separator, which starts a
  * new token ("1.250,00" -> "1250 00", "INV-2026-0042" -> "INV20260042"). Null when joining changes
- * nothing (one part, or "12.50"), so plain words add nothing to the index.
+ * nothing (one part, or "12.50"), so plain words add nothing to the index. Runs for every stored
+ * value (the index's `joined` columns): one pass of `PART`, no arrays.
  */
 export function joinedWord(word: string): string | null {
-  const parts = [...word.matchAll(PART)];
-  if (parts.length < 2) return null;
-  const tokens = [parts[0]![0]];
-  for (let i = 1; i < parts.length; i++) {
-    const prev = parts[i - 1]!;
-    const part = parts[i]![0];
-    const sep = word.slice(prev.index + prev[0].length, parts[i]!.index);
-    const decimal = DIGITS.test(prev[0]) && DIGITS.test(part) && NUMBER_SEPARATOR.test(sep) && part.length !== 3;
-    if (decimal) tokens.push(part);
-    else tokens[tokens.length - 1] += part;
+  PART.lastIndex = 0;
+  let m = PART.exec(word);
+  if (m === null) return null;
+  let prev = m[0];
+  let prevEnd = m.index + prev.length;
+  let out = prev;
+  let parts = 1;
+  let tokens = 1;
+  while ((m = PART.exec(word)) !== null) {
+    const part = m[0];
+    const decimal = part.length !== 3 && DIGITS.test(prev) && DIGITS.test(part) && NUMBER_SEPARATOR.test(word.slice(prevEnd, m.index));
+    if (decimal) tokens++;
+    out += decimal ? ` ${part}` : part;
+    parts++;
+    prev = part;
+    prevEnd = m.index + part.length;
   }
-  return tokens.length === parts.length ? null : tokens.join(' ');
+  return tokens === parts ? null : out;
 }
 
 /**
@@ -37,14 +44,21 @@ export function joinedWord(word: string): string | null {
  */
 export const TEXT_WORD = /\p{Nd}{1,3}(?:[ \u00a0\u202f]\p{Nd}{3}(?!\p{Nd}))+\S*|\S+/gu;
 
+/** Text with only letters, digits, marks and spaces, and no space between digits (thousands), has nothing to join; other text is read word by word. */
+const MAY_JOIN = /[^\p{L}\p{N}\p{M}\s]|\p{Nd}\s\p{Nd}/u;
+
 /** The joined forms of a text's words (those that change), or null: what the index's `joined` columns hold. */
 export function joinedWords(text: string | null): string | null {
-  if (text === null) return null;
-  const out = (text.match(TEXT_WORD) ?? []).flatMap((w) => joinedWord(w) ?? []);
-  return out.length === 0 ? null : out.join(' ');
+  if (text === null || !MAY_JOIN.test(text)) return null;
+  let out: string | null = null;
+  for (const [w] of text.matchAll(TEXT_WORD)) {
+    const j = joinedWord(w);
+    if (j !== null) out = out === null ? j : `${out} ${j}`;
+  }
+  return out;
 }
 
-/** SQL function `joined_words(text)` used by the search triggers (migration 008); registered on every open. */
+/** SQL function `joined_words(text)`: fills the `joined` columns (search-index.ts, migration 008's view and update triggers); registered on every open. */
 export function registerJoinedWords(db: Db): void {
   db.function('joined_words', { deterministic: true }, (text: unknown) => joinedWords(typeof text === 'string' ? text : text == null ? null : String(text)));
 }

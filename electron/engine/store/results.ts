@@ -8,6 +8,7 @@
  */
 import type { AlertView, CaseInputView, CoordinateView, EditView, ResultsPageView } from '../../../shared/service/index.js';
 import { bit, bool, type Db } from './db.js';
+import { searchIndexer } from './search-index.js';
 
 export interface StoredPage {
   pageId: number;
@@ -93,6 +94,8 @@ interface RawCase { id: number; name: string; value: string | null; chosen_field
 interface RawArtifact { id: number; run_id: number | null; document_id: number | null; service_path: string; local_path: string; size: number; complete: number; created_ms: number; updated_ms: number }
 
 const parse = <T>(s: string): T => JSON.parse(s) as T;
+/** A list as stored: most are empty or absent, and '[]' needs no serialiser. */
+const json = (xs: readonly unknown[] | undefined): string => (xs === undefined || xs.length === 0 ? '[]' : JSON.stringify(xs));
 
 /** case_fields.chosen_field: JSON of the object (migration 006); a bare name (never written since) reads as its refined_phrase_name. */
 function chosen(s: string | null): CaseInputView | null {
@@ -138,6 +141,8 @@ export function resultsQueries(db: Db, now: () => number = Date.now) {
     `INSERT INTO case_fields (page_id, run_id, idx, name, value, chosen_field, error_msg, valid, failures_json, input_fields_json)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
 
+  const index = searchIndexer(db);
+
   const rawPages = db.prepare<[number], { file_offset: number; raw_json: string }>('SELECT file_offset, raw_json FROM result_pages WHERE run_id = ? ORDER BY file_offset');
   const filesOfRun = db.prepare<[number], RawResultFile>(
     `SELECT rf.id, rf.run_id, rf.file_id, rf.original_file_name, rf.input_file_path FROM result_files rf JOIN result_pages p ON p.id = rf.page_id
@@ -163,6 +168,9 @@ export function resultsQueries(db: Db, now: () => number = Date.now) {
     delPage.run(runId, fileOffset);
     const pageId = insPage.get(runId, fileOffset, JSON.stringify(raw), now())!.id;
     const out: StoredPage = { pageId, resultFileIds: [], documents: 0, fields: 0, caseFields: 0 };
+    // Indexed for search once all are stored: one statement per index (search-index.ts).
+    const docIds: number[] = [];
+    const fieldIds: number[] = [];
     page.files.forEach((f, i) => {
       const local = f.input_file_path === null ? undefined : localFile.get(f.input_file_path, runId);
       const rfId = insFile.get(pageId, runId, i, local?.id ?? null, f.original_file_name, f.input_file_path)!.id;
@@ -170,11 +178,11 @@ export function resultsQueries(db: Db, now: () => number = Date.now) {
       f.documents.forEach((d, k) => {
         const docId = insDoc.get(rfId, k, d.class_name, JSON.stringify(d.page_numbers), bit(d.validations?.final_result_pass),
           d.classification_confidence?.model ?? null, bit(d.review_completed), d.post_processed_pdf_path ?? null)!.id;
+        docIds.push(docId);
         out.documents++;
         d.fields.forEach((x, n) => {
-          insField.run(docId, n, x.field_name, x.value, x.type, x.error_msg, x.confidence?.model ?? null, x.confidence?.ocr ?? null,
-            bit(x.validations?.valid), JSON.stringify(x.validations?.alerts ?? []), JSON.stringify(x.source_coordinates ?? []),
-            JSON.stringify(x.edit_history ?? []), isErrorField(x) ? 1 : 0);
+          fieldIds.push(Number(insField.run(docId, n, x.field_name, x.value, x.type, x.error_msg, x.confidence?.model ?? null, x.confidence?.ocr ?? null,
+            bit(x.validations?.valid), json(x.validations?.alerts), json(x.source_coordinates), json(x.edit_history), isErrorField(x) ? 1 : 0).lastInsertRowid));
           out.fields++;
         });
       });
@@ -184,6 +192,8 @@ export function resultsQueries(db: Db, now: () => number = Date.now) {
         JSON.stringify(c.validations?.failures ?? []), JSON.stringify(c.input_fields));
       out.caseFields++;
     });
+    index.documents(docIds);
+    index.fields(fieldIds);
     return out;
   });
 

@@ -12,7 +12,8 @@ import { serviceShapes } from './006-service-shapes.js';
 import { folderProblems } from './007-folder-problems.js';
 import { joinedWordsSearch } from './008-joined-words.js';
 import { reviewSince } from './009-review-since.js';
+import { searchIngest } from './010-search-ingest.js';
 
 export type Migration = (db: Db) => void;
 
-export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceKeys, serviceShapes, folderProblems, joinedWordsSearch, reviewSince];
+export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceKeys, serviceShapes, folderProblems, joinedWordsSearch, reviewSince, searchIngest];

@@ -10,6 +10,7 @@ import {
 import { resultsQueries } from '../../../../electron/engine/store/results.js';
 import { parseResultsPage } from '../../../../shared/service/index.js';
 import { serviceShapes } from '../../../../electron/engine/store/migrations/006-service-shapes.js';
+import { searchIngest } from '../../../../electron/engine/store/migrations/010-search-ingest.js';
 import { resultsPage, tempStore, type TempStore } from './fixtures.js';
 
 let t: TempStore;
@@ -165,6 +166,49 @@ describe('006: the service\'s shapes (issue 11)', () => {
     expect(s.results.caseFields(newRun).map((c) => c.chosenField)).toEqual([{ record_index: 0, refined_phrase_name: 'total_amount' }, null]);
     expect(s.runs.run(oldRun)?.record).toBeNull();
     expect(() => s.db.prepare("UPDATE runs SET record_json = 'not json' WHERE id = ?").run(oldRun)).toThrow(/CHECK/);
+  });
+});
+
+describe('010: a page indexed at once, not row by row (issue 14)', () => {
+  const before010 = () => MIGRATIONS.slice(0, MIGRATIONS.indexOf(searchIngest));
+  const triggers = (db: { prepare(sql: string): { all(): unknown[] } }) =>
+    (db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%search%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+  const integrity = (s: { db: { prepare(sql: string): { run(): unknown } } }) => {
+    for (const t of ['field_search', 'document_search']) s.db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
+  };
+
+  it('results stored before stay searchable; results stored after are indexed once, by the store instead of insert triggers', () => {
+    const old = openDatabase(t.path);
+    migrate(old, before010());
+    expect(triggers(old)).toContain('fields_search_insert');
+    const { id: runId } = old.prepare("INSERT INTO runs (service_run_id, created_ms, updated_ms) VALUES ('run_8f2a', 0, 0) RETURNING id").get() as { id: number };
+    resultsQueries(old).storeResultsPage(runId, resultsPage(), parseResultsPage(resultsPage()), 0);
+    old.close();
+
+    const s = t.open();
+    expect(userVersion(s.db)).toBe(MIGRATIONS.length);
+    // Inserts are indexed by storeResultsPage now; deletes and updates still by triggers.
+    expect(triggers(s.db)).toEqual(['documents_search_delete', 'documents_search_update', 'fields_search_delete', 'fields_search_update', 'result_files_search_update']);
+    expect(s.db.prepare("SELECT v FROM field_search_config WHERE k = 'automerge'").get()).toEqual({ v: 16 });
+    expect(s.search('INV-2026-00').map((h) => [h.serviceRunId, h.snippet])).toEqual([['run_8f2a', '[INV-2026-0042]']]);
+
+    // A second run's copy of the same page: both found, each field and document once.
+    const run2 = s.runs.addRun({ serviceRunId: 'run_9c1d' }).id;
+    s.results.storeResultsPage(run2, resultsPage(), parseResultsPage(resultsPage()), 0);
+    expect(s.search('INV-2026-00').map((h) => h.serviceRunId).sort()).toEqual(['run_8f2a', 'run_9c1d']);
+    expect(s.search('Cover Letter').map((h) => [h.kind, h.serviceRunId]).sort()).toEqual([['document', 'run_8f2a'], ['document', 'run_9c1d']]);
+    integrity(s);
+    const counts = () => s.db.prepare('SELECT (SELECT count(*) FROM field_search_docsize) AS f, (SELECT count(*) FROM fields) AS fields, (SELECT count(*) FROM document_search) AS d, (SELECT count(*) FROM documents) AS docs').get() as Record<string, number>;
+    expect(counts()).toEqual({ f: 10, fields: 10, d: 6, docs: 6 });
+
+    // Stored again after a review (the delete triggers take the old rows out of the index): still once each.
+    const changed = resultsPage();
+    ((changed.files as { documents: { fields: { value: string }[] }[] }[])[0]!.documents[0]!.fields[1]!).value = 'INV-2026-0099';
+    s.results.storeResultsPage(runId, changed, parseResultsPage(changed), 0);
+    expect(s.search('INV-2026-0099').map((h) => h.serviceRunId)).toEqual(['run_8f2a']);
+    expect(s.search('INV-2026-0042').map((h) => h.serviceRunId)).toEqual(['run_9c1d']);
+    integrity(s);
+    expect(counts()).toEqual({ f: 10, fields: 10, d: 6, docs: 6 });
   });
 });
 
