@@ -32,6 +32,7 @@ export interface FieldScore {
 
 export interface Score {
   scans: number;
+  pages: number;
   fields: number;
   matched: number;
   /** matched / fields. */
@@ -88,6 +89,7 @@ export function score(scans: Scan[], files: Map<string, ReadFile>): Score {
   const onPosition = details.filter((d) => d.onPosition === true).length;
   return {
     scans: scans.length,
+    pages: scans.reduce((n, s) => n + s.pages.length, 0),
     fields: details.length,
     matched,
     accuracy: details.length === 0 ? 0 : matched / details.length,
@@ -103,7 +105,7 @@ const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
 /** The figures and every failure, in lines for a test's output. */
 export function report(s: Score): string {
   const lines = [
-    `scans: ${s.scans}, fields: ${s.fields}`,
+    `scans: ${s.scans}, pages: ${s.pages}, fields: ${s.fields}`,
     `values matched: ${s.matched} of ${s.fields} (${pct(s.accuracy)})`,
     `boxes on the value's position: ${s.onPosition} of ${s.matched} matched (${pct(s.boxAgreement)})`,
   ];

@@ -28,7 +28,7 @@ describe('score', () => {
       { field_name: 'invoice_number', value: 'INV-1', source_coordinates: at(105, 98, 195, 122) },
       { field_name: 'total_amount', value: '12.50', source_coordinates: at(600, 800, 700, 820) },
     ])]]));
-    expect(s).toMatchObject({ scans: 1, fields: 2, matched: 2, accuracy: 1, onPosition: 2, boxAgreement: 1, layoutMismatches: [] });
+    expect(s).toMatchObject({ scans: 1, pages: 1, fields: 2, matched: 2, accuracy: 1, onPosition: 2, boxAgreement: 1, layoutMismatches: [] });
   });
 
   it('fails a value that differs by a character, and a box elsewhere or on another page', () => {
