@@ -114,7 +114,9 @@ async function main(): Promise<void> {
     const upright = await series('page.png', pool);
     const turned = await series('turned.png', pool, Math.max(1, Math.ceil(rounds / 2)));
     const scanPdf = await series('scan.pdf', pool, Math.max(1, Math.ceil(rounds / 2)));
+    const rssBefore = process.memoryUsage().rss;
     await read('eight.tif', wide); // start every worker of the wide pool
+    const rssPerWorker = (process.memoryUsage().rss - rssBefore) / cores;
     const tiff1 = await timeIt(() => read('eight.tif', pool));
     const tiffN = await timeIt(() => read('eight.tif', wide));
 
@@ -125,6 +127,7 @@ async function main(): Promise<void> {
     console.log(`image-only PDF page (render + OCR):       ${ms(scanPdf)} per page (${(scanPdf / upright).toFixed(2)}x the PNG)`);
     console.log(`8-page G4 TIFF, 1 worker:                 ${ms(tiff1 / 8)} per page`);
     console.log(`8-page G4 TIFF, ${cores} workers:                ${ms(tiffN / 8)} per page (${(tiff1 / tiffN).toFixed(2)}x the throughput of 1)`);
+    console.log(`memory: about ${Math.round(rssPerWorker / 2 ** 20)} MB more RSS per added worker (after reading 8 pages)`);
 
     // The alternative: tesseract's orientation detection with the legacy engine and osd data.
     const osdPath = path.join(path.dirname(createRequire(import.meta.url).resolve('@tesseract.js-data/osd/package.json')), '4.0.0');
