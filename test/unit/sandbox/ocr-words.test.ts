@@ -1,7 +1,8 @@
 /** The pure parts of reading scans: file kinds by magic bytes, OCR words to lines and boxes, confidence. */
 import { describe, expect, it } from 'vitest';
 import { imageKind } from '../../../sandbox/processing/ocr/images.js';
-import { ocrPageText, readability, scannedTransform } from '../../../sandbox/processing/ocr/words.js';
+import type { Page } from 'tesseract.js';
+import { ocrLines, ocrPageText, readability, scannedTransform } from '../../../sandbox/processing/ocr/words.js';
 import type { OcrWord, Rotation } from '../../../sandbox/processing/ocr/words.js';
 import { sourceBox, spanConfidence } from '../../../sandbox/processing/text-model.js';
 import type { TextLine } from '../../../sandbox/processing/text-model.js';
@@ -102,5 +103,51 @@ describe('spanConfidence', () => {
   it('falls back to the reader\'s confidence for text that was not OCR\'d', () => {
     const layer: TextLine = { page: 0, text: 'INV-1', spans: [{ start: 0, end: 5, x0: 0, x1: 5, yBottom: 0, yTop: 1, size: 1 }] };
     expect(spanConfidence(layer, 0, 5, 1)).toBe(1);
+  });
+});
+
+describe('ocrLines', () => {
+  // Tesseract's output shape, written by hand: these cases (dust read as punctuation) come from real
+  // scans of test/helpers/scans.ts but are hard to produce on purpose with a real image.
+  type Sym = [text: string, x0: number, y0: number, x1: number, y1: number];
+  const tWord = (conf: number, ...symbols: Sym[]) => ({
+    text: symbols.map((x) => x[0]).join(''),
+    confidence: conf,
+    bbox: { x0: Math.min(...symbols.map((x) => x[1])), y0: Math.min(...symbols.map((x) => x[2])), x1: Math.max(...symbols.map((x) => x[3])), y1: Math.max(...symbols.map((x) => x[4])) },
+    symbols: symbols.map(([text, x0, y0, x1, y1]) => ({ text, confidence: conf, bbox: { x0, y0, x1, y1 } })),
+  });
+  const page = (...words: ReturnType<typeof tWord>[]): Page => ({ blocks: [{ paragraphs: [{ lines: [{ words }] }] }] }) as unknown as Page;
+  const letters = (s: string, x: number): Sym[] => [...s].map((c, i) => [c, x + 20 * i, 340, x + 20 * i + 18, 362]);
+
+  it('drops a smudge read as a period after a word, and shrinks the box to the letters', () => {
+    const [line] = ocrLines(page(tWord(42, ...letters('Goods', 734), ['.', 841, 320, 849, 356])));
+    expect(line).toEqual([{ text: 'Goods', x0: 734, y0: 340, x1: 832, y1: 362, conf: 0.42 }]);
+  });
+
+  it('drops a speck read as a period glued before a word', () => {
+    const [line] = ocrLines(page(tWord(52, ['.', 700, 357, 703, 360], ...letters('Invoice', 712))));
+    expect(line?.[0]?.text).toBe('Invoice');
+  });
+
+  it('keeps real punctuation: a final period, a colon, a comma inside an amount', () => {
+    const words = ocrLines(page(tWord(95, ...letters('Inc', 100), ['.', 160, 358, 164, 362]), tWord(95, ...letters('Name', 200), [':', 282, 346, 286, 362]), tWord(95, ['$', 300, 338, 312, 364], ['1', 314, 340, 326, 362], [',', 328, 358, 332, 366], ...letters('234', 334))))[0]!;
+    expect(words.map((w) => w.text)).toEqual(['Inc.', 'Name:', '$1,234']);
+  });
+
+  it('keeps a final period whose loose LSTM box reaches the x-height', () => {
+    // As tesseract boxed "Co." on a JPEG scan.
+    const [line] = ocrLines(page(tWord(96, ['C', 696, 270, 715, 292], ['o', 710, 270, 724, 292], ['.', 717, 276, 739, 292])));
+    expect(line?.[0]?.text).toBe('Co.');
+  });
+
+  it('drops specks: a lone character read with little confidence, a "word" far smaller than the print', () => {
+    const lines = ocrLines(page(tWord(18, ['i', 22, 340, 34, 362]), tWord(95, ['1', 361, 340, 366, 362]), tWord(60, ['3', 60, 350, 63, 353], ['3', 64, 350, 67, 353]), tWord(95, ...letters('hosting', 400))));
+    expect(lines.flat().map((w) => w.text)).toEqual(['1', 'hosting']);
+  });
+
+  it('drops what has no letter or digit, and what tesseract scored near zero', () => {
+    expect(ocrLines(page(tWord(80, ['|', 10, 10, 12, 60]), tWord(0, ...letters('oo', 100)), tWord(17, ...letters('advice', 200))))).toEqual([
+      [{ text: 'advice', x0: 200, y0: 340, x1: 318, y1: 362, conf: 0.17 }],
+    ]);
   });
 });
