@@ -40,8 +40,8 @@ export interface ScanField {
   page: number;
   /** Top-left origin, in the units of that page's page_layout: pixels as delivered (after rotation) for images, PDF points for PDFs. */
   box: Box;
-  /** Other places the same value is printed, in the same units (the total also stands in the line item's Amount cell). */
-  alsoAt?: Box[];
+  /** Other places the same value is printed, in the same units: the total also stands in the line item's Amount cell, the invoice number heads continuation pages. */
+  alsoAt?: { page: number; box: Box }[];
 }
 
 export interface Scan {
@@ -76,7 +76,7 @@ export async function scannedInvoice(invoice: InvoiceOptions, format: ScanFormat
     px = turnBox(px, skewed.width, skewed.height, t);
     return format === 'pdf' ? scaleBox(px, 72 / dpi) : px;
   };
-  const fields = (await expectedFields(o, pdf)).map((f) => ({ name: f.name, value: f.value, page: 0, box: place(f.box), alsoAt: f.alsoAt.map(place) }));
+  const fields = (await expectedFields(o, pdf)).map((f) => ({ name: f.name, value: f.value, page: 0, box: place(f.box), alsoAt: f.alsoAt.map((a) => ({ page: a.page, box: place(a.box) })) }));
   const sizes = pages.map((p) => (format === 'pdf' ? { width: (p.width * 72) / dpi, height: (p.height * 72) / dpi } : { width: p.width, height: p.height }));
   const bytes =
     format === 'png' ? await png(pages[0]!, dpi)
@@ -85,6 +85,7 @@ export async function scannedInvoice(invoice: InvoiceOptions, format: ScanFormat
     : await imagePdf(pages, dpi, opts.jpegQuality);
   // PNG and JPEG hold one page: a longer invoice keeps only its first.
   const kept = format === 'png' || format === 'jpeg' ? sizes.slice(0, 1) : sizes;
+  for (const f of fields) f.alsoAt = f.alsoAt.filter((a) => a.page < kept.length);
   return { name: `${invoice.invoiceNumber.replace(/[^A-Za-z0-9-]+/g, '_')}.${EXT[format]}`, format, bytes, pages: kept, fields, made: describe(format, opts, kept.length) };
 }
 
@@ -119,11 +120,14 @@ const RECIPES: { format: ScanFormat; opts: ScanOptions }[] = [
   { format: 'jpeg', opts: { dpi: 150, jpegQuality: 80, rotate: 270 } },
   { format: 'png', opts: { dpi: 240, skewDeg: 1.2, noise: 0.5 } },
   { format: 'jpeg', opts: { dpi: 300, jpegQuality: 50, noise: 0.25 } },
+  { format: 'tiff', opts: { dpi: 200, pages: 2, rotate: 180, noise: 0.2 } },
+  { format: 'pdf', opts: { dpi: 200, pages: 2, rotate: 90, jpegQuality: 70 } },
 ];
 
 /**
  * `count` scans (default 24) of varied invoices and distortions, the same on every run: PNGs and
- * JPEGs, multi-page G4 TIFFs, image-only PDFs, pages turned 90/180/270, skew, noise.
+ * JPEGs, multi-page G4 TIFFs, image-only PDFs, pages turned 90/180/270 (in single images, a TIFF and
+ * a PDF), skew, noise.
  */
 export async function scanSet(count = 24): Promise<Scan[]> {
   const random = seeded(13);

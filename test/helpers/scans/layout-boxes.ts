@@ -22,10 +22,10 @@ function loadFonts(): Promise<{ regular: PDFFont; bold: PDFFont }> {
   return fonts;
 }
 
-function printed(font: PDFFont, x: number, baseline: number, label: string, value: string): Box {
-  const x0 = x + font.widthOfTextAtSize(label, BODY_SIZE);
+function printed(font: PDFFont, x: number, baseline: number, label: string, value: string, size = BODY_SIZE): Box {
+  const x0 = x + font.widthOfTextAtSize(label, size);
   const top = PAGE_HEIGHT - baseline;
-  return { x0, y0: top - ASCENT * BODY_SIZE, x1: x0 + font.widthOfTextAtSize(value, BODY_SIZE), y1: top + DESCENT * BODY_SIZE };
+  return { x0, y0: top - ASCENT * size, x1: x0 + font.widthOfTextAtSize(value, size), y1: top + DESCENT * size };
 }
 
 /** Field name (as the sandbox names it) -> box of the printed text it is read from, on page 0. */
@@ -45,13 +45,23 @@ export async function valueBoxes(o: InvoiceOptions): Promise<Record<string, Box>
   };
 }
 
+export interface Place {
+  /** 0-based page. */
+  page: number;
+  box: Box;
+}
+
 /**
  * Other places a field's value is printed: the total (and the currency marked on it) also stands in
- * the line item's Amount cell. A reader that takes it from there has its box on the value too.
+ * the line item's Amount cell, and the invoice number heads every continuation page. A reader that
+ * takes a value from there has its box on the value too.
  */
-export async function otherBoxes(o: InvoiceOptions): Promise<Record<string, Box[]>> {
+export async function otherPlaces(o: InvoiceOptions): Promise<Record<string, Place[]>> {
   const { regular, bold } = await loadFonts();
   const L = INVOICE_LAYOUT;
-  const row = printed(regular, L.columns.amount, L.tableRow.y, '', o.total);
-  return { total_amount: [row], currency: o.currency ? [printed(bold, L.amountDue.valueX, L.amountDue.y, '', o.total), row] : [row] };
+  const row: Place = { page: 0, box: printed(regular, L.columns.amount, L.tableRow.y, '', o.total) };
+  const due: Place = { page: 0, box: printed(bold, L.amountDue.valueX, L.amountDue.y, '', o.total) };
+  // drawContinuationPage: "Invoice <number> (continued)" in bold 14 pt at (72, 720).
+  const heads = Array.from({ length: o.extraPages ?? 0 }, (_, i): Place => ({ page: i + 1, box: printed(bold, 72, 720, 'Invoice ', o.invoiceNumber, 14) }));
+  return { total_amount: [row], currency: o.currency ? [due, row] : [row], invoice_number: heads };
 }

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { processFile } from '../../../sandbox/processing/index.js';
 import type { InvoiceOptions } from '../pdf-fixtures.js';
 import type { Box } from './geometry.js';
-import { otherBoxes, valueBoxes } from './layout-boxes.js';
+import { otherPlaces, valueBoxes } from './layout-boxes.js';
+import type { Place } from './layout-boxes.js';
 
 export interface ExpectedField {
   name: string;
@@ -17,7 +18,7 @@ export interface ExpectedField {
   /** PDF points, top-left origin, page 0. */
   box: Box;
   /** Other places the same value is printed (same units). */
-  alsoAt: Box[];
+  alsoAt: Place[];
   /** Where the sandbox's text-layer reader put it (same units): a cross-check of `box`. */
   textLayerBox: Box | null;
 }
@@ -31,7 +32,7 @@ export async function expectedFields(o: InvoiceOptions, pdf: Uint8Array): Promis
     const doc = read.documents[0];
     if (doc?.class_name !== 'Invoice') throw new Error(`the text version of invoice ${o.invoiceNumber} is not read as an invoice`);
     const boxes = await valueBoxes(o);
-    const others = await otherBoxes(o);
+    const others = await otherPlaces(o);
     return doc.fields
       .filter((f) => f.value !== '')
       .map((f) => {

@@ -63,10 +63,9 @@ function judge(scan: Scan, want: ScanField, file: ReadFile | null): FieldScore {
   const c = got.source_coordinates?.[0];
   if (!c) return { ...base, match: true, onPosition: false, iou: null };
   const box: Box = { x0: c.top_x, y0: c.top_y, x1: c.bottom_x, y1: c.bottom_y };
-  const places = [want.box, ...(want.alsoAt ?? [])];
-  const samePage = c.page_number === want.page;
-  const overlap = samePage ? Math.max(...places.map((p) => iou(box, p))) : 0;
-  const on = samePage && (overlap >= MIN_IOU || places.some((p) => centreInside(box, p)));
+  const places = [{ page: want.page, box: want.box }, ...(want.alsoAt ?? [])].filter((p) => p.page === c.page_number).map((p) => p.box);
+  const overlap = Math.max(0, ...places.map((p) => iou(box, p)));
+  const on = overlap >= MIN_IOU || places.some((p) => centreInside(box, p));
   return { ...base, match: true, onPosition: on, iou: Math.round(overlap * 100) / 100 };
 }
 

@@ -12,7 +12,7 @@ const scan: Scan = {
   made: 'PNG, 200 dpi',
   fields: [
     { name: 'invoice_number', value: 'INV-1', page: 0, box: { x0: 100, y0: 100, x1: 200, y1: 120 } },
-    { name: 'total_amount', value: '12.50', page: 0, box: { x0: 600, y0: 900, x1: 700, y1: 920 }, alsoAt: [{ x0: 600, y0: 800, x1: 700, y1: 820 }] },
+    { name: 'total_amount', value: '12.50', page: 0, box: { x0: 600, y0: 900, x1: 700, y1: 920 }, alsoAt: [{ page: 0, box: { x0: 600, y0: 800, x1: 700, y1: 820 } }, { page: 1, box: { x0: 100, y0: 100, x1: 200, y1: 120 } }] },
   ],
 };
 
@@ -40,6 +40,11 @@ describe('score', () => {
     const text = report(s);
     expect(text).toContain('MISREAD a.png (PNG, 200 dpi) total_amount: expected "12.50", got "12.59"');
     expect(text).toContain('OFF POSITION a.png (PNG, 200 dpi) invoice_number: IoU 0');
+    // A place printed on another page counts only on that page.
+    const elsewhere = score([scan], new Map([['a.png', file([{ field_name: 'total_amount', value: '12.50', source_coordinates: at(600, 800, 700, 820, 1) }])]]));
+    expect(elsewhere).toMatchObject({ matched: 1, onPosition: 0 });
+    const continued = score([scan], new Map([['a.png', file([{ field_name: 'total_amount', value: '12.50', source_coordinates: at(100, 100, 200, 120, 1) }])]]));
+    expect(continued).toMatchObject({ matched: 1, onPosition: 1 });
     const off = score([scan], new Map([['a.png', file([{ field_name: 'invoice_number', value: 'INV-1', source_coordinates: at(300, 100, 400, 120) }])]]));
     expect(off).toMatchObject({ matched: 1, onPosition: 0 });
   });
