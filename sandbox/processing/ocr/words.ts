@@ -35,7 +35,7 @@ export function ocrLines(page: Page): OcrWord[][] {
     for (const para of block.paragraphs) {
       for (const line of para.lines) {
         const words = line.words
-          .map((w) => ({ ...withoutStrays(w), conf: Math.max(0, Math.min(1, w.confidence / 100)) }))
+          .map((w) => ({ ...withoutStrays(w), conf: wordConfidence(w) }))
           .filter((w) => WORDLIKE.test(w.text) && w.conf >= NOISE_CONF && w.x1 > w.x0 && w.y1 > w.y0);
         if (words.length) out.push(words);
       }
@@ -43,6 +43,21 @@ export function ocrLines(page: Page): OcrWord[][] {
   }
   return withoutSpecks(out);
 }
+
+/**
+ * Tesseract's word confidence, 0..1. It sometimes scores a word 0 (often the last of a line) while
+ * every one of its characters scores 99: such a word is read, and gets its characters' mean. (Dust
+ * scored 0 had characters at 77-85.)
+ */
+function wordConfidence(w: Word): number {
+  const word = Math.max(0, Math.min(1, w.confidence / 100));
+  const chars = (w.symbols ?? []).map((x) => x.confidence / 100);
+  if (word >= NOISE_CONF || chars.length === 0 || Math.min(...chars) < SURE_CHAR) return word;
+  return Math.min(1, chars.reduce((a, b) => a + b, 0) / chars.length);
+}
+
+/** A character tesseract is this sure of is not dust. */
+const SURE_CHAR = 0.95;
 
 /** A lone character read with little confidence is a speck of dust more often than a word. */
 const LONE_CHAR_CONF = 0.5;

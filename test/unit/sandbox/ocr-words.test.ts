@@ -145,6 +145,13 @@ describe('ocrLines', () => {
     expect(lines.flat().map((w) => w.text)).toEqual(['1', 'hosting']);
   });
 
+  it('keeps a word scored 0 whose every character tesseract is sure of, with their confidence', () => {
+    // Seen on real scans: "2024" and "Printing" at the end of a line, word confidence 0, characters 99.
+    const sure = { ...tWord(0, ...letters('2024', 600)), symbols: tWord(99, ...letters('2024', 600)).symbols };
+    const dust = { ...tWord(0, ...letters('oo', 100)), symbols: tWord(85, ...letters('oo', 100)).symbols };
+    expect(ocrLines(page(sure, dust)).flat().map((w) => [w.text, w.conf])).toEqual([['2024', 0.99]]);
+  });
+
   it('drops what has no letter or digit, and what tesseract scored near zero', () => {
     expect(ocrLines(page(tWord(80, ['|', 10, 10, 12, 60]), tWord(0, ...letters('oo', 100)), tWord(17, ...letters('advice', 200))))).toEqual([
       [{ text: 'advice', x0: 200, y0: 340, x1: 318, y1: 362, conf: 0.17 }],
