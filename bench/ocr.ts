@@ -91,6 +91,7 @@ async function main(): Promise<void> {
       'text.pdf': pdf,
       'page.png': png,
       'turned.png': await sharp(png).rotate(90).png().toBuffer(),
+      'upside-down.png': await sharp(png).rotate(180).png().toBuffer(),
       'scan.pdf': await imageOnlyPdf(png),
       'eight.tif': await g4Tiff(png, 8),
     };
@@ -113,8 +114,11 @@ async function main(): Promise<void> {
     const text = await series('text.pdf', pool);
     const upright = await series('page.png', pool);
     const turned = await series('turned.png', pool, Math.max(1, Math.ceil(rounds / 2)));
+    const upsideDown = await series('upside-down.png', pool, Math.max(1, Math.ceil(rounds / 2)));
     const scanPdf = await series('scan.pdf', pool, Math.max(1, Math.ceil(rounds / 2)));
+    const rssBefore = process.memoryUsage().rss;
     await read('eight.tif', wide); // start every worker of the wide pool
+    const rssPerWorker = (process.memoryUsage().rss - rssBefore) / cores;
     const tiff1 = await timeIt(() => read('eight.tif', pool));
     const tiffN = await timeIt(() => read('eight.tif', wide));
 
@@ -122,9 +126,11 @@ async function main(): Promise<void> {
     console.log(`PNG page, upright (1 worker, warm):       ${ms(upright)} per page, ${(upright / text).toFixed(0)}x the text layer`);
     console.log(`first page of a cold pool (worker start): ${ms(first)}`);
     console.log(`PNG page turned 90 degrees:               ${ms(turned)} per page (${(turned / upright).toFixed(2)}x upright)`);
+    console.log(`PNG page turned 180 degrees:              ${ms(upsideDown)} per page (${(upsideDown / upright).toFixed(2)}x upright)`);
     console.log(`image-only PDF page (render + OCR):       ${ms(scanPdf)} per page (${(scanPdf / upright).toFixed(2)}x the PNG)`);
     console.log(`8-page G4 TIFF, 1 worker:                 ${ms(tiff1 / 8)} per page`);
     console.log(`8-page G4 TIFF, ${cores} workers:                ${ms(tiffN / 8)} per page (${(tiff1 / tiffN).toFixed(2)}x the throughput of 1)`);
+    console.log(`memory: about ${Math.round(rssPerWorker / 2 ** 20)} MB more RSS per added worker (after reading 8 pages)`);
 
     // The alternative: tesseract's orientation detection with the legacy engine and osd data.
     const osdPath = path.join(path.dirname(createRequire(import.meta.url).resolve('@tesseract.js-data/osd/package.json')), '4.0.0');

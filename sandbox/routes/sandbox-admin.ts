@@ -29,6 +29,8 @@ export function sandboxRoutes(core: SandboxCore, runs: RunExecutor, faults: Faul
           part_size: core.opts.partSize,
           deployments: DEPLOYMENTS.map((d) => ({ id: d.id, app: d.app.name, review: d.review, upstream: d.upstream?.kind ?? null })),
           faults: faults ? { spec: faults.spec, injected: faults.counts } : null,
+          // Most workers (--ocr-workers), those started, and those reading a page now.
+          ocr: { max_workers: core.ocr.size, workers: core.ocr.workers, busy: core.ocr.active },
         });
       },
     },

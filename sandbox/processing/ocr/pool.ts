@@ -27,7 +27,7 @@ export class OcrPool {
   readonly size: number;
   private readonly idleMs: number;
   private readonly idle: Worker[] = [];
-  private readonly waiting: ((w: Worker) => void)[] = [];
+  private readonly waiting: { resolve: (w: Worker) => void; reject: (err: Error) => void }[] = [];
   private live = 0;
   private busy = 0;
   private closed = false;
@@ -72,13 +72,14 @@ export class OcrPool {
     this.clearIdleTimer();
     const all = [...this.all];
     this.all.clear();
+    for (const waiter of this.waiting.splice(0)) waiter.reject(shuttingDown());
     this.idle.length = 0;
     this.live = 0;
     await Promise.all(all.map((w) => w.terminate().catch(() => undefined)));
   }
 
   private async acquire(): Promise<Worker> {
-    if (this.closed) throw new Error('OCR is not available: the sandbox is shutting down');
+    if (this.closed) throw shuttingDown();
     this.clearIdleTimer();
     const ready = this.idle.pop();
     if (ready) return ready;
@@ -88,7 +89,7 @@ export class OcrPool {
         const w = await createWorker('eng', OEM.LSTM_ONLY, { langPath: engLangPath(), cacheMethod: 'none', gzip: true });
         if (this.closed) {
           await w.terminate().catch(() => undefined);
-          throw new Error('OCR is not available: the sandbox is shutting down');
+          throw shuttingDown();
         }
         this.all.add(w);
         return w;
@@ -97,13 +98,13 @@ export class OcrPool {
         throw err;
       }
     }
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
   }
 
   private release(w: Worker): void {
     if (this.closed) return;
     const next = this.waiting.shift();
-    if (next) return next(w);
+    if (next) return next.resolve(w);
     this.idle.push(w);
     if (this.busy === 0) this.armIdleTimer();
   }
@@ -115,7 +116,7 @@ export class OcrPool {
     this.live--;
     // Someone waiting gets a fresh worker in place of the retired one.
     const next = this.waiting.shift();
-    if (next) this.acquire().then(next, () => this.waiting.unshift(next));
+    if (next) this.acquire().then(next.resolve, next.reject);
   }
 
   private armIdleTimer(): void {
@@ -137,6 +138,8 @@ export class OcrPool {
     this.idleTimer = null;
   }
 }
+
+const shuttingDown = (): Error => new Error('OCR is not available: the sandbox is shutting down');
 
 let shared: OcrPool | null = null;
 

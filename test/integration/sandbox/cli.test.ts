@@ -72,9 +72,12 @@ describe('docsync sandbox', () => {
   });
 
   it('keeps its state in --data and also stops on SIGINT with exit code 0', async () => {
-    const { child, exit } = cli(['sandbox', '--port=0', '--data', dataDir]);
+    const { child, exit } = cli(['sandbox', '--port=0', '--data', dataDir, '--ocr-workers', '1']);
     try {
       const port = Number(/:(\d+)$/.exec(await firstLine(child))![1]);
+      const health = (await (await fetch(`http://127.0.0.1:${port}/sandbox/health`)).json()) as { ocr: unknown };
+      // Workers start with the first scan, not before.
+      expect(health.ocr).toEqual({ max_workers: 1, workers: 0, busy: 0 });
       const created = await fetch(`http://127.0.0.1:${port}/v2/batches`, {
         method: 'POST',
         headers: { Authorization: 'Bearer admin-token', 'Content-Type': 'application/json' },
@@ -94,6 +97,7 @@ describe('docsync sandbox', () => {
     [['sandbox', '--port', '0', '--no-such-option'], /no-such-option/],
     [['sandbox', '--port', 'eighty'], /port/],
     [['sandbox', '--port'], /port/],
+    [['sandbox', '--port', '0', '--ocr-workers', '0'], /--ocr-workers must be an integer >= 1/],
   ])('%j exits 2 with a one-line error on stderr and no stack trace', async (args, msg) => {
     const { exit } = cli(args);
     const done = await exit;

@@ -121,6 +121,7 @@ describe('while OCR runs', () => {
     expect(busy.core.ocr.active).toBeGreaterThan(0);
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
     expect(answers[0]!.body.status).toBe('RUNNING');
+    expect(answers[2]!.body.ocr).toEqual({ max_workers: 1, workers: 1, busy: 1 });
     const done = await waitRun(call, started.id, ['COMPLETE', 'FAILED', 'CANCELLED'], 60_000);
     expect(done.status).toBe('COMPLETE');
   }, 90_000);

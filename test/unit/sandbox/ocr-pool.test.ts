@@ -68,6 +68,17 @@ describe('OcrPool', () => {
     expect(p.workers).toBe(1);
   });
 
+  it('tells pages still waiting for a worker when it closes, rather than leaving them waiting', async () => {
+    const p = pool({ size: 1 });
+    const first = p.run(async (w) => w.recognize(png));
+    const waiting = p.run(async () => 'never');
+    await new Promise((r) => setTimeout(r, 50));
+    const closing = p.close();
+    await expect(waiting).rejects.toThrow('OCR is not available: the sandbox is shutting down');
+    await closing;
+    await first.catch(() => undefined);
+  });
+
   it('refuses work once closed, in words', async () => {
     const p = pool({ size: 1 });
     await p.run(async (w) => w.recognize(png));

@@ -92,6 +92,16 @@ describe('decoding', () => {
     expect(file.documents[0]!.page_layouts).toEqual([{ page_number: 0, width: 1000, height: 700 }]);
   });
 
+  it('turns a JPEG upright as its EXIF orientation says, as viewers show it', async () => {
+    // Orientation 6: the stored pixels must be turned 90 degrees clockwise to be shown.
+    const stored = await sharp(await rotated(drawing.png, 270)).jpeg({ quality: 90 }).withMetadata({ orientation: 6 }).toBuffer();
+    const [page] = await decodeImage(stored, 'JPEG');
+    expect([page!.width, page!.height]).toEqual([1000, 700]);
+    const doc = (await run('exif.jpg', stored)).documents[0]!;
+    expect(values(doc)).toMatchObject(EXPECTED);
+    expect(doc.page_layouts).toEqual([{ page_number: 0, width: 1000, height: 700 }]);
+  });
+
   it('reads a multi-page G4 TIFF page by page, a blank page included', async () => {
     const file = await run('batch.tif', await tiffOf([drawing.png, blankPng(1000, 700)]));
     expect(file.page_count).toBe(2);
@@ -144,6 +154,18 @@ describe('orientation', () => {
     expectOn(boxOf(doc, 'invoice_number'), rotatedBox(drawing.values.invoiceNumber!.box, deg, drawing.width, drawing.height));
     expectOn(boxOf(doc, 'total_amount'), rotatedBox(drawing.values.total!.box, deg, drawing.width, drawing.height));
   });
+});
+
+describe('a page larger than OCR is given', () => {
+  it('is read from a smaller copy, with boxes in the page\'s own pixels', async () => {
+    // 7000 x 4900: over MAX_OCR_PIXELS (a letter page at 600 dpi).
+    const big = await sharp(drawing.png).resize({ width: 7000, kernel: 'nearest' }).png({ compressionLevel: 1 }).toBuffer();
+    const doc = (await run('big.png', big)).documents[0]!;
+    expect(doc.page_layouts).toEqual([{ page_number: 0, width: 7000, height: 4900 }]);
+    expect(values(doc)).toMatchObject(EXPECTED);
+    const b = drawing.values.invoiceNumber!.box;
+    expectOn(boxOf(doc, 'invoice_number'), { x0: b.x0 * 7, y0: b.y0 * 7, x1: b.x1 * 7, y1: b.y1 * 7 }, 6 * 7);
+  }, 120_000);
 });
 
 describe('image-only PDF', () => {
