@@ -4,6 +4,7 @@ import { openDb, type Db } from './db.js';
 import { Drives } from './drive.js';
 import { notFound } from './http/errors.js';
 import type { JobRunner } from './jobs.js';
+import { OcrPool } from './processing/index.js';
 import type { SandboxOptions } from './options.js';
 import { allWorkspaces, canAccessWorkspace, DEFAULT_USERS, type SandboxUser, type UsersConfig } from './users.js';
 
@@ -25,6 +26,8 @@ export class SandboxCore {
   readonly workspaces: Set<string>;
   readonly tmpDir: string;
   readonly partsDir: string;
+  /** OCR workers: started on the first scan, shared by all runs, stopped with the sandbox. */
+  readonly ocr: OcrPool;
   /** Set by the server once the job runner exists (it needs the core for its work). */
   jobs!: JobRunner;
 
@@ -41,6 +44,7 @@ export class SandboxCore {
     for (const d of this.drives.all()) mkdirSync(this.drives.driveRoot(d.name), { recursive: true });
     this.users = opts.users ?? DEFAULT_USERS;
     this.workspaces = allWorkspaces(this.users);
+    this.ocr = new OcrPool({ size: opts.ocrWorkers });
   }
 
   userByToken(token: string): SandboxUser | undefined {
@@ -72,7 +76,8 @@ export class SandboxCore {
     return this.drives.diskPathOf(`${b.mount_point}/${this.batchSuffix(b)}`);
   }
 
-  close(): void {
+  async close(): Promise<void> {
+    await this.ocr.close();
     this.db.close();
   }
 }

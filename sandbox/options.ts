@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { FaultSpec } from './faults.js';
 import type { UsersConfig } from './users.js';
 
@@ -28,6 +29,8 @@ export interface SandboxOptions {
   namespace: string;
   /** Largest JSON request body. */
   maxJsonBytes: number;
+  /** Most OCR workers at once (images and scanned PDF pages); each is a thread with its own model. */
+  ocrWorkers: number;
 }
 
 export const DEFAULT_OPTIONS: SandboxOptions = {
@@ -40,4 +43,5 @@ export const DEFAULT_OPTIONS: SandboxOptions = {
   contextHeader: 'Svc-Context',
   namespace: 'svc',
   maxJsonBytes: 1024 * 1024,
+  ocrWorkers: availableParallelism(),
 };

@@ -162,7 +162,7 @@ export async function startSandbox(given: Partial<SandboxOptions> = {}): Promise
       core.jobs.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      core.close();
+      await core.close();
       // A temporary folder is ours to remove; a --data folder is the user's state.
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },

@@ -9,7 +9,7 @@ import { groupPages, classifyPage } from './classify.js';
 import { extractFields } from './extract.js';
 import { FIELD_SETS } from './field-sets.js';
 import type { ReadText } from './text-model.js';
-import { sourceBox } from './text-model.js';
+import { sourceBox, spanConfidence } from './text-model.js';
 import { isValid, passes, validateFields } from './validate.js';
 
 /**
@@ -40,7 +40,7 @@ export function extractedDocuments(read: ReadText): ResultDocument[] {
         field_name: f.spec.name,
         value: f.value,
         type: f.spec.type,
-        confidence: { model: f.model, ocr: f.value === '' ? 0 : read.ocr },
+        confidence: { model: f.model, ocr: f.value === '' ? 0 : f.at ? spanConfidence(f.at.line, f.at.start, f.at.end, read.ocr) : read.ocr },
         source_coordinates: box ? [box] : [],
         edit_history: [],
         validations: { valid: isValid(own), alerts: own },

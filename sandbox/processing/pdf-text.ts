@@ -1,6 +1,10 @@
 /** Reads a PDF's text layer with pdfjs: lines of text with positions, and page sizes. */
 import type { TextItem, TextMarkedContent } from 'pdfjs-dist/types/src/display/api.js';
 import type { PageLayout } from '../../shared/service/results.js';
+import { renderPage } from './ocr/pdf-render.js';
+import type { OcrPool } from './ocr/pool.js';
+import { noTextMessage } from './ocr/read-image.js';
+import { ocrPage } from './ocr/read-page.js';
 import { loadPdfjs, pdfjsDataDirs } from './pdfjs.js';
 import type { PageText, ReadFailure, ReadText, Span, TextLine } from './text-model.js';
 
@@ -19,7 +23,8 @@ export interface PasswordChoice {
   namespace?: string;
 }
 
-export async function readPdfText(bytes: Uint8Array, pw: PasswordChoice): Promise<ReadText | ReadFailure> {
+/** With `pool`, a page without text (a scan) is rendered and read by OCR. */
+export async function readPdfText(bytes: Uint8Array, pw: PasswordChoice, pool?: OcrPool): Promise<ReadText | ReadFailure> {
   const pdfjs = await loadPdfjs();
   const task = pdfjs.getDocument({
     // pdfjs may transfer (detach) the buffer it is given.
@@ -40,16 +45,23 @@ export async function readPdfText(bytes: Uint8Array, pw: PasswordChoice): Promis
     return { error: openErrorMessage(err, pw, pdfjs.PasswordResponses), layouts: [] };
   }
   const pages: PageText[] = [];
+  // OCR of scanned pages runs in the pool while the next pages are read and rendered.
+  const scans: Promise<void>[] = [];
   try {
     for (let n = 1; n <= doc.numPages; n++) {
       const page = await doc.getPage(n);
       const viewport = page.getViewport({ scale: 1 });
       const layout: PageLayout = { page_number: n - 1, width: round2(viewport.width), height: round2(viewport.height) };
       const content = await page.getTextContent();
-      pages.push({ layout, transform: [...viewport.transform], lines: buildLines(content.items, n - 1) });
+      const index = pages.push({ layout, transform: [...viewport.transform], lines: buildLines(content.items, n - 1) }) - 1;
+      if (pool && pages[index]?.lines.length === 0) {
+        const { png, scale } = await renderPage(doc, page);
+        scans.push(ocrPage(pool, png, { page: n - 1, layout, scale }).then((read) => void (pages[index] = read)));
+      }
       page.cleanup();
     }
   } catch (err) {
+    await Promise.allSettled(scans);
     return {
       error: `file is not a readable PDF: page ${pages.length + 1}: ${errorText(err)}`,
       layouts: pages.map((p) => p.layout),
@@ -57,7 +69,11 @@ export async function readPdfText(bytes: Uint8Array, pw: PasswordChoice): Promis
   } finally {
     await doc.destroy();
   }
+  const ocr = await Promise.allSettled(scans);
+  const failed = ocr.find((r) => r.status === 'rejected');
+  if (failed) return { error: `OCR failed: ${errorText(failed.reason)}`, layouts: pages.map((p) => p.layout) };
   if (pages.length > 0 && pages.every((p) => p.lines.length === 0)) {
+    if (pool) return { error: noTextMessage(pages.length, 'PDF'), layouts: pages.map((p) => p.layout) };
     const which = pages.length === 1 ? 'page 1 has no' : `none of the ${pages.length} pages has`;
     return { error: `no text layer: ${which} extractable text`, layouts: pages.map((p) => p.layout) };
   }

@@ -6,16 +6,17 @@ import type { ResultDocument } from '../../shared/service/results.js';
 import { isPdf } from './pdf-text.js';
 import { TEXT_FONT_SIZE } from './plain-text.js';
 import { isFailure, readSource } from './read-source.js';
-import type { ReadOptions } from './read-source.js';
-import type { PageText } from './text-model.js';
+import type { ReadOptions, Source } from './read-source.js';
+import type { PageImage, PageText } from './text-model.js';
 
 /**
- * Copies the document's pages when pdf-lib can open the source (an unencrypted PDF); otherwise
- * renders the text read from those pages at its original positions; for an unreadable source, writes
- * one page stating why.
+ * Copies the document's pages when pdf-lib can open the source (an unencrypted PDF); places the page
+ * images of an image file; otherwise renders the text read from those pages at its original
+ * positions; for an unreadable source, writes one page stating why. `source`, when given, is the
+ * read the results came from, so a scan is not OCR'd a second time.
  */
-export async function writeDocumentPdf(srcPath: string, originalName: string, doc: ResultDocument, outPath: string, opts: ReadOptions): Promise<void> {
-  const source = await readSource(srcPath, originalName, opts);
+export async function writeDocumentPdf(srcPath: string, originalName: string, doc: ResultDocument, outPath: string, opts: ReadOptions & { source?: Source }): Promise<void> {
+  const source = opts.source ?? (await readSource(srcPath, originalName, opts));
   // updateMetadata: false keeps the output free of the current time, so reruns write equal bytes.
   const out = await PDFDocument.create({ updateMetadata: false });
   // pdf-lib cannot decrypt, and only gets a PDF that pdfjs could open (it logs noisily on damage).
@@ -29,6 +30,13 @@ export async function writeDocumentPdf(srcPath: string, originalName: string, do
       await messagePage(out, `This document could not be read: ${source.read.error}`);
     } else {
       const read = source.read;
+      const images = read.images;
+      if (images) {
+        const chosen = indexes.map((n) => images[n]).filter((p) => p !== undefined);
+        for (const image of chosen) await placeImage(out, image);
+        if (chosen.length === 0) await messagePage(out, 'This document has no pages.');
+        return void (await writeFile(outPath, await out.save()));
+      }
       const pages = indexes.map((n) => read.pages[n]).filter((p) => p !== undefined);
       const font = await out.embedFont(read.source === 'text' ? StandardFonts.Courier : StandardFonts.Helvetica);
       for (const page of pages) renderText(out, page, font);
@@ -55,6 +63,15 @@ async function copyPages(bytes: Uint8Array, pageIndexes: number[], out: PDFDocum
   if (indices.length === 0) return false;
   for (const page of await out.copyPages(src, indices)) out.addPage(page);
   return true;
+}
+
+/** A page the size of the scan (at its resolution, 72 dpi when the file does not say) showing the image. */
+async function placeImage(out: PDFDocument, image: PageImage): Promise<void> {
+  const png = await out.embedPng(image.png);
+  const perPixel = 72 / (image.dpi ?? 72);
+  const width = png.width * perPixel;
+  const height = png.height * perPixel;
+  out.addPage([width, height]).drawImage(png, { x: 0, y: 0, width, height });
 }
 
 function renderText(out: PDFDocument, page: PageText, font: PDFFont): void {

@@ -1,6 +1,10 @@
 /** Reads an input file into text pages, whatever it is, or says why it cannot be read. */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { imageKind } from './ocr/images.js';
+import { sharedOcrPool } from './ocr/pool.js';
+import type { OcrPool } from './ocr/pool.js';
+import { readImage } from './ocr/read-image.js';
 import { isPdf, readPdfText } from './pdf-text.js';
 import type { PasswordChoice } from './pdf-text.js';
 import { readPlainText } from './plain-text.js';
@@ -13,6 +17,8 @@ export interface ReadOptions {
   /** The namespace segment the passwords came from (runtime_config.<ns>.pdf.passwords), for messages. Default svc. */
   namespace?: string;
   maxBytes?: number;
+  /** Workers that read images and scanned PDF pages; default a process-wide pool (see sharedOcrPool). */
+  ocr?: OcrPool;
 }
 
 /**
@@ -45,7 +51,9 @@ export async function readSource(filePath: string, originalName: string, opts: R
   }
   const bytes = new Uint8Array(await readFile(filePath));
   const pw = { ...passwordFor(originalName, opts.passwords), ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }) };
-  const read = isPdf(bytes) ? await readPdfText(bytes, pw) : readPlainText(bytes);
+  const pool = opts.ocr ?? sharedOcrPool();
+  const image = imageKind(bytes);
+  const read = isPdf(bytes) ? await readPdfText(bytes, pw, pool) : image ? await readImage(bytes, image, pool) : readPlainText(bytes);
   return { bytes, read };
 }
 

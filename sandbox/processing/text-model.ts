@@ -16,6 +16,8 @@ export interface Span {
   yTop: number;
   /** Font size in points, for re-rendering. */
   size: number;
+  /** OCR confidence (0..1) of this span, when it was read by OCR (one span per word). */
+  conf?: number;
 }
 
 export interface TextLine {
@@ -34,10 +36,19 @@ export interface PageText {
 }
 
 export interface ReadText {
-  source: 'pdf' | 'text';
-  /** OCR confidence of every character read: 1.0 for a PDF text layer, 0.99 for plain text. */
+  /** 'ocr': an image file, every page read by OCR (a PDF with scanned pages stays 'pdf'). */
+  source: 'pdf' | 'text' | 'ocr';
+  /** OCR confidence of characters without their own (`Span.conf`): 1.0 for a PDF text layer, 0.99 for plain text. */
   ocr: number;
   pages: PageText[];
+  /** The page images of an image file, as decoded (for the post-processed PDF). */
+  images?: PageImage[];
+}
+
+export interface PageImage {
+  png: Buffer;
+  /** Pixels per inch from the file, when it says. */
+  dpi: number | null;
 }
 
 /** Why a file could not be read; `layouts` holds the pages known so far (maybe none). */
@@ -82,6 +93,16 @@ export function sourceBox(page: PageText, line: TextLine, start: number, end: nu
     bottom_y: round2(Math.max(pb, qb)),
     page_number: line.page,
   };
+}
+
+/**
+ * OCR confidence of characters [start, end) of `line`: the mean over the OCR'd words they touch, or
+ * `fallback` when none was OCR'd (a text layer).
+ */
+export function spanConfidence(line: TextLine, start: number, end: number, fallback: number): number {
+  const confs = line.spans.filter((s) => s.conf !== undefined && s.start < end && s.end > start).map((s) => s.conf as number);
+  if (confs.length === 0) return fallback;
+  return round2(confs.reduce((a, b) => a + b, 0) / confs.length);
 }
 
 function applyTransform(m: number[], x: number, y: number): [number, number] {

@@ -3,7 +3,7 @@ import { basename, dirname, extname } from 'node:path';
 import type { ResultDocument, ResultFile } from '../../shared/service/results.js';
 import { pdfPasswordsOf, type RunSettings } from '../../shared/service/runs.js';
 import type { SandboxCore } from '../core.js';
-import { buildCaseInfo, processFile, writeDocumentPdf, type ProcessedFile } from '../processing/index.js';
+import { buildCaseInfo, processSource, readSource, writeDocumentPdf, type ProcessedFile, type Source } from '../processing/index.js';
 import { logDir, type RunRow } from './create.js';
 import { upgradeStoredFile } from './shape.js';
 
@@ -93,7 +93,7 @@ export class RunExecutor {
     const settings = JSON.parse(r.settings) as RunSettings;
     // Only this deployment's namespace segment is read: passwords under another segment are ignored, as on the service.
     const namespace = this.core.opts.namespace;
-    const read = { passwords: pdfPasswordsOf(settings.runtime_config, namespace), namespace };
+    const read = { passwords: pdfPasswordsOf(settings.runtime_config, namespace), namespace, ocr: this.core.ocr };
     const done = (this.core.db.prepare('SELECT COUNT(*) AS n FROM run_files WHERE run_id = ?').get(id) as { n: number }).n;
     if (done === 0) await this.log(r, `run started: ${inputs.length} input file(s), app ${r.app_name} ${r.version}`);
     if (inputs.length === 0) {
@@ -103,10 +103,11 @@ export class RunExecutor {
     for (let i = done; i < inputs.length; i++) {
       if (signal.aborted) return;
       const servicePath = inputs[i] as string;
-      const result = await processFile(this.core.drives.diskPathOf(servicePath), basename(servicePath), servicePath, read);
+      const source = await readSource(this.core.drives.diskPathOf(servicePath), basename(servicePath), read);
+      const result = processSource(source, basename(servicePath), servicePath);
       await sleep(this.core.opts.pageDelayMs * Math.max(1, result.page_count), signal);
       if (signal.aborted) return;
-      if (settings.runtime_config?.generate_post_process_pdf) await this.postProcess(r, servicePath, result, read, i);
+      if (settings.runtime_config?.generate_post_process_pdf) await this.postProcess(r, servicePath, result, { ...read, source }, i);
       if (signal.aborted) return;
       this.core.db.prepare('INSERT OR REPLACE INTO run_files (run_id, idx, result) VALUES (?, ?, ?)').run(id, i, JSON.stringify(result));
       await this.log(r, `processed ${servicePath}: ${result.documents.length} document(s)`);
@@ -126,7 +127,8 @@ export class RunExecutor {
     this.finish(id, 'COMPLETE', `processed ${count(files.length, 'file')}, ${count(docs.length, 'document')}${failed ? `, ${failed} failed validation` : ''}`, 'RUNNING');
   }
 
-  private async postProcess(r: RunRow, servicePath: string, result: ProcessedFile, read: { passwords: Record<string, string>; namespace: string }, index: number): Promise<void> {
+  /** `read.source` is the file as read for its results: a scan is not OCR'd again for its PDF. */
+  private async postProcess(r: RunRow, servicePath: string, result: ProcessedFile, read: { passwords: Record<string, string>; namespace: string; source: Source }, index: number): Promise<void> {
     const name = basename(servicePath);
     const stem = basename(name, extname(name));
     for (const [k, doc] of result.documents.entries()) {

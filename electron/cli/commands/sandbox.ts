@@ -13,11 +13,12 @@ export const SANDBOX_HELP = `docsync sandbox [--port N] [--data DIR] [--faults S
   --results-page-size N  files per results page (default 20)
   --context-header NAME  name of the context header (default Svc-Context)
   --namespace S          namespace segment of the deployment (default svc): /v2/S/secrets, and
-                         runtime_config.S.pdf.passwords in run settings (--secrets-namespace: same)`;
+                         runtime_config.S.pdf.passwords in run settings (--secrets-namespace: same)
+  --ocr-workers N        most pages read by OCR at once (images, scanned PDFs); default: one per core`;
 
 export async function sandboxCommand(argv: string[]): Promise<void> {
   const args = parseArgs(argv, {
-    values: ['port', 'data', 'faults', 'users', 'part-size', 'page-delay-ms', 'job-delay-ms', 'results-page-size', 'context-header', 'namespace', 'secrets-namespace', 'part-order-grace-ms'],
+    values: ['port', 'data', 'faults', 'users', 'part-size', 'page-delay-ms', 'job-delay-ms', 'results-page-size', 'context-header', 'namespace', 'secrets-namespace', 'part-order-grace-ms', 'ocr-workers'],
   });
   if (args.positional.length) throw new UsageError(`unexpected argument "${args.positional[0]}"`);
   const opts: Partial<SandboxOptions> = {};
@@ -51,6 +52,7 @@ export async function sandboxCommand(argv: string[]): Promise<void> {
   set('partOrderGraceMs', intFlag(args, 'part-order-grace-ms'));
   set('contextHeader', args.flags.get('context-header'));
   set('namespace', args.flags.get('namespace') ?? args.flags.get('secrets-namespace'));
+  set('ocrWorkers', intFlag(args, 'ocr-workers', 1));
 
   let sandbox;
   try {

@@ -266,7 +266,7 @@ describe('processFile on unreadable input', () => {
 
   it('reports a PDF without a text layer, with its pages', async () => {
     const file = await run('scan.pdf', await noTextPdf());
-    expectErrorDocument(file, /^no text layer: page 1 has no extractable text$/);
+    expectErrorDocument(file, /^no text: OCR found no readable text in the PDF on its page \(blank or unreadable\)$/);
     expect(file.page_count).toBe(1);
     expect(file.documents[0]!.page_numbers).toEqual([1]);
     expect(file.documents[0]!.page_layouts).toEqual([{ page_number: 0, width: 612, height: 792 }]);
