@@ -3,6 +3,7 @@
 // into a hot folder, reach Done, and in Results a field's box is drawn over the words it came from,
 // on the right page, where the generator printed them (scaled to the page as displayed).
 import { expect, test, type Locator, type Page } from '@playwright/test';
+import sharp from 'sharp';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { invoicePdf, receiptPdf, type InvoiceOptions } from '../helpers/pdf-fixtures.js';
@@ -26,6 +27,32 @@ interface Scanned {
   /** Each page's size in pixels (its page_layout). */
   pages: { width: number; height: number }[];
   fields: ScanField[];
+  /** Each page's ink by horizontal band, read from the file by sharp: which page the viewer drew. */
+  bands: number[][];
+}
+
+const BANDS = 80;
+
+/** Share of dark pixels in each of BANDS horizontal bands of a greyscale page. */
+function bandsOf(g: { data: Buffer; width: number; height: number }): number[] {
+  const out = new Array<number>(BANDS).fill(0);
+  for (let y = 0; y < g.height; y++) {
+    let dark = 0;
+    for (let x = 0; x < g.width; x++) if ((g.data[y * g.width + x] ?? 255) < 128) dark++;
+    const b = Math.min(BANDS - 1, Math.floor((y / g.height) * BANDS));
+    out[b] = (out[b] ?? 0) + dark / (g.width * (g.height / BANDS));
+  }
+  return out;
+}
+
+/** The bands of every page of an image file, decoded by sharp (libvips), not by the code under test. */
+async function fileBands(bytes: Buffer, pages: number): Promise<number[][]> {
+  const out: number[][] = [];
+  for (let page = 0; page < pages; page++) {
+    const { data, info } = await sharp(bytes, { page }).greyscale().raw().toBuffer({ resolveWithObject: true });
+    out.push(bandsOf({ data, width: info.width, height: info.height }));
+  }
+  return out;
 }
 
 /**
@@ -38,7 +65,8 @@ async function faxTiff(): Promise<Scanned> {
   const pdf = await invoicePdf({ ...INVOICE, extraPages: 1 });
   const pages = [...receipt, ...(await renderPages(pdf, DPI))];
   const fields = (await expectedFields(INVOICE, pdf)).map((f) => ({ name: f.name, value: f.value, page: 1, box: scaleBox(f.box, DPI / 72) }));
-  return { name: TIFF_NAME, bytes: await tiffG4(pages, DPI), pages: pages.map((p) => ({ width: p.width, height: p.height })), fields };
+  const bytes = await tiffG4(pages, DPI);
+  return { name: TIFF_NAME, bytes, pages: pages.map((p) => ({ width: p.width, height: p.height })), fields, bands: await fileBands(bytes, pages.length) };
 }
 
 let ui: UiSession | undefined;
@@ -79,6 +107,9 @@ async function expectBoxOver(s: Scanned, f: ScanField, tol: number): Promise<voi
   const want = { x0: f.box.x0 * k, y0: f.box.y0 * k, x1: f.box.x1 * k, y1: f.box.y1 * k };
   const off = (['x0', 'y0', 'x1', 'y1'] as const).map((e) => Math.round(Math.abs(drawn[e] - want[e]) * 10) / 10);
   expect(off.every((d) => d <= tol), `${f.name}: drawn ${JSON.stringify(drawn)}, true ${JSON.stringify(want)}, off ${off.join(', ')} CSS px`).toBe(true);
+  test.info().annotations.push({ type: `box ${f.name}`, description: `edges off by ${off.join(", ")} CSS px (page drawn ${canvas!.width.toFixed(0)} px wide)` });
+  // Words under the box: printed ink in the drawn page where the box is.
+  expect(await inkShare(source().locator('canvas'), { x: drawn.x0, y: drawn.y0, width: drawn.x1 - drawn.x0, height: drawn.y1 - drawn.y0 })).toBeGreaterThan(0.04);
 }
 
 /** The little of a canvas this spec reads (DOM types are not part of the Node test project). */
@@ -88,20 +119,47 @@ interface Canvas2d {
   getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } | null;
 }
 
-/** Share of dark pixels on the drawn canvas: a page that decoded to nothing (blank) fails. */
-async function inkShare(canvas: Locator): Promise<number> {
-  return canvas.evaluate((el) => {
-    const c = el as unknown as Canvas2d;
-    const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+/** Share of dark pixels on the drawn canvas, in all of it or in a rectangle of CSS px from its corner. */
+async function inkShare(canvas: Locator, r?: { x: number; y: number; width: number; height: number }): Promise<number> {
+  return canvas.evaluate((el, r) => {
+    const c = el as unknown as Canvas2d & { clientWidth: number };
+    const k = c.width / c.clientWidth;
+    const [x, y, w, h] = r ? [r.x * k, r.y * k, r.width * k, r.height * k].map(Math.round) as [number, number, number, number] : [0, 0, c.width, c.height];
+    const d = c.getContext('2d')!.getImageData(x, y, w, h).data;
     let dark = 0;
     for (let i = 0; i < d.length; i += 4) if ((d[i] ?? 255) < 128) dark++;
-    return dark / (c.width * c.height);
-  });
+    return dark / (w * h);
+  }, r);
+}
+
+/** Ink per horizontal band of the drawn canvas (as bandsOf does for the file's page). */
+async function drawnBands(canvas: Locator): Promise<number[]> {
+  return canvas.evaluate((el, bands) => {
+    const c = el as unknown as Canvas2d;
+    const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    const out = new Array<number>(bands).fill(0);
+    for (let y = 0; y < c.height; y++) {
+      let dark = 0;
+      for (let x = 0; x < c.width; x++) if ((d[(y * c.width + x) * 4] ?? 255) < 128) dark++;
+      const b = Math.min(bands - 1, Math.floor((y / c.height) * bands));
+      out[b] = (out[b] ?? 0) + dark / (c.width * (c.height / bands));
+    }
+    return out;
+  }, BANDS);
+}
+
+/** Which page of the file the source pane shows: the one whose ink by band is nearest the drawn page's. */
+async function drawnPage(s: Scanned): Promise<number> {
+  const drawn = await drawnBands(source().locator('canvas'));
+  const dist = s.bands.map((b) => b.reduce((sum, v, i) => sum + Math.abs(v - (drawn[i] ?? 0)), 0));
+  return dist.indexOf(Math.min(...dist));
 }
 
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(300_000);
-  [tiff, jpeg] = await Promise.all([faxTiff(), scannedInvoice(JPEG_INVOICE, 'jpeg', { dpi: DPI, jpegQuality: 80, noise: 0.2 })]);
+  const [fax, photo] = await Promise.all([faxTiff(), scannedInvoice(JPEG_INVOICE, 'jpeg', { dpi: DPI, jpegQuality: 80, noise: 0.2 })]);
+  tiff = fax;
+  jpeg = { ...photo, bands: await fileBands(photo.bytes, 1) };
   ui = await startUi(browser, 'docsync-scans-');
   page = ui.page;
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -134,7 +192,7 @@ test('the TIFF: a field of the invoice on page 2 is boxed over its words on page
   await expect(source().getByText('Page 2 of 3')).toBeVisible();
   await expect(source().getByRole('img', { name: new RegExp(`^Page 2 of ${tiff.name.replace('.', '\\.')}, with the source of ${f.name} marked`) })).toBeVisible();
   await expect(source().getByRole('button', { name: 'Fit width' })).toHaveAttribute('aria-pressed', 'true');
-  expect(await inkShare(source().locator('canvas'))).toBeGreaterThan(0.002);
+  await expect.poll(() => drawnPage(tiff)).toBe(1);
   await expectBoxOver(tiff, f, 8);
   await shootBoth(page, 'scans-tiff-page-2');
 
@@ -149,8 +207,17 @@ test('the TIFF: a field of the invoice on page 2 is boxed over its words on page
   const total = fieldOf(tiff, 'total_amount');
   await page.getByRole('grid', { name: 'Extracted fields' }).getByText(total.value, { exact: true }).click();
   await expectBoxOver(tiff, total, 8);
+  // Page navigation like a PDF's, through the document's pages: on to page 3, the invoice's continuation.
+  await source().getByRole('button', { name: 'Next page' }).click();
+  await expect(source().getByText('Page 3 of 3')).toBeVisible();
+  await expect.poll(() => drawnPage(tiff)).toBe(2);
+  await expect(source().getByRole('button', { name: 'Next page' })).toBeDisabled();
+  await source().getByRole('button', { name: 'Previous page' }).click();
+  await expect.poll(() => drawnPage(tiff)).toBe(1);
+  // The receipt is page 1.
   await page.getByRole('tab', { name: /^Receipt/ }).click();
   await expect(source().getByText('Page 1 of 3')).toBeVisible();
+  await expect.poll(() => drawnPage(tiff)).toBe(0);
 });
 
 test('the JPEG: its field is boxed over its words on its one page', async () => {
@@ -158,7 +225,7 @@ test('the JPEG: its field is boxed over its words on its one page', async () => 
   const f = fieldOf(jpeg, 'invoice_number');
   await page.getByRole('grid', { name: 'Extracted fields' }).getByText(f.value, { exact: true }).click();
   await expect(source().getByText('Page 1 of 1')).toBeVisible();
-  expect(await inkShare(source().locator('canvas'))).toBeGreaterThan(0.002);
+  await expect.poll(() => drawnPage(jpeg)).toBe(0);
   await expectBoxOver(jpeg, f, 8);
   await shootBoth(page, 'scans-jpeg');
 });
