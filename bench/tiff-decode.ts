@@ -21,7 +21,9 @@ function page(dpi: number, seed: number): { data: Buffer; width: number; height:
     while (x < width - dpi) {
       const w = Math.round(dpi * (0.15 + rnd() * 0.6));
       const h = Math.round(line * 0.55);
-      for (let yy = y; yy < y + h; yy++) for (let xx = x; xx < Math.min(x + w, width - dpi); xx++) if (rnd() < 0.55) data[yy * width + xx] = 0;
+      // Solid marks with ragged edges, as printed glyphs scan; plus a speck of dust now and then.
+      for (let yy = y; yy < y + h; yy++) for (let xx = x; xx < Math.min(x + w, width - dpi); xx++) if ((xx + yy) % 7 !== 0 || rnd() < 0.5) data[yy * width + xx] = 0;
+      if (rnd() < 0.05) data[Math.floor(rnd() * height) * width + Math.floor(rnd() * width)] = 0;
       x += w + Math.round(dpi * 0.08);
     }
   }

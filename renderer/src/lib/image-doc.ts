@@ -1,12 +1,12 @@
 /**
  * Image originals as a PageDoc: PNG and JPEG through the browser's own decoder, TIFF (one page or
- * many) through utif2 (lib/tiff.ts). A page is a bitmap drawn onto the canvas at the asked scale;
+ * many) through utif2 (lib/tiff.ts) in a worker of its own (lib/tiff-client.ts). A page is a bitmap drawn onto the canvas at the asked scale;
  * its size in points follows the resolution the file records, so 100 % is its paper size as for a PDF.
  */
 import { clampPage, type DocPageSize, type PageDoc } from './page-doc.js';
 import { imagePoints, type ImagePage } from './image-size.js';
 import { jpegDpi, pngDpi } from './image-resolution.js';
-import { readTiff } from './tiff.js';
+import { openTiff } from './tiff-client.js';
 
 type ImageType = 'image/png' | 'image/jpeg' | 'image/tiff';
 
@@ -23,7 +23,7 @@ interface Source {
 const latest = new WeakMap<HTMLCanvasElement, object>();
 
 export async function openImage(bytes: Uint8Array, type: ImageType): Promise<PageDoc> {
-  const src = type === 'image/tiff' ? tiffSource(bytes) : await browserSource(bytes, type);
+  const src = type === 'image/tiff' ? await tiffSource(bytes) : await browserSource(bytes, type);
   return {
     pageCount: src.pages.length,
     async pageSize(page): Promise<DocPageSize> {
@@ -75,14 +75,14 @@ async function browserSource(bytes: Uint8Array, type: Exclude<ImageType, 'image/
   };
 }
 
-function tiffSource(bytes: Uint8Array): Source {
-  const tiff = readTiff(bytes);
+async function tiffSource(bytes: Uint8Array): Promise<Source> {
+  const tiff = await openTiff(bytes);
   // Most recently used last; a page is decoded again when it comes back after being dropped.
   const kept = new Map<number, Promise<ImageBitmap>>();
   const drop = (p: Promise<ImageBitmap>): void => void p.then((b) => b.close(), () => undefined);
   const decode = (page: number): Promise<ImageBitmap> => {
     const { width, height } = tiff.pages[page] as ImagePage;
-    const p = Promise.resolve().then(() => createImageBitmap(new ImageData(tiff.rgba(page), width, height)));
+    const p = tiff.rgba(page).then((rgba) => createImageBitmap(new ImageData(rgba, width, height)));
     // A page that failed is decoded again next time rather than failing from the cache.
     p.catch(() => kept.get(page) === p && kept.delete(page));
     return p;
@@ -103,6 +103,7 @@ function tiffSource(bytes: Uint8Array): Source {
     close() {
       for (const p of kept.values()) drop(p);
       kept.clear();
+      tiff.close();
     },
   };
 }
