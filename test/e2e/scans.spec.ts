@@ -12,7 +12,7 @@ import { tiffG4 } from '../helpers/scans/encode.js';
 import { scaleBox } from '../helpers/scans/geometry.js';
 import { expectedFields } from '../helpers/scans/oracle.js';
 import { renderPages } from '../helpers/scans/render.js';
-import { goTo, startUi, shootBoth, type UiSession } from './served-ui.js';
+import { SCREENS, goTo, startUi, shootBoth, type UiSession } from './served-ui.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -210,6 +210,8 @@ test('the TIFF: a field of the invoice on page 2 is boxed over its words on page
   // Page navigation like a PDF's, through the document's pages: on to page 3, the invoice's continuation.
   await source().getByRole('button', { name: 'Next page' }).click();
   await expect(source().getByText('Page 3 of 3')).toBeVisible();
+  // A G4 page takes a second or so to decode (bench:tiff): the pane says it is drawing meanwhile.
+  await page.screenshot({ path: join(SCREENS, 'scans-tiff-drawing.png') });
   await expect.poll(() => drawnPage(tiff)).toBe(2);
   await expect(source().getByRole('button', { name: 'Next page' })).toBeDisabled();
   await source().getByRole('button', { name: 'Previous page' }).click();
