@@ -9,9 +9,9 @@ interface Evidence {
 
 const INVOICE: Evidence[] = [
   { re: /\binvoice\b/i, weight: 2 },
-  { re: /\bbill(?:ed)? to\b/i, weight: 1 },
-  { re: /\b(?:amount|balance|total) due\b/i, weight: 1 },
-  { re: /\bdue date\b|\bpayment due\b/i, weight: 1 },
+  { re: /\bbill(?:ed)? ?to\b/i, weight: 1 },
+  { re: /\b(?:amount|balance|total) ?due\b/i, weight: 1 },
+  { re: /\bdue ?date\b|\bpayment ?due\b/i, weight: 1 },
   { re: /\binvoice\s*(?:number|no\b|#)/i, weight: 1 },
   { re: /\b(?:payment terms|net \d+|remit to)\b/i, weight: 1 },
 ];

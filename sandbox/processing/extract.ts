@@ -110,14 +110,15 @@ const first = (...rules: (() => Found)[]): Found => {
 };
 
 const INVOICE_NO_TOKEN = /[A-Za-z0-9][A-Za-z0-9\-/._]*[A-Za-z0-9]|[A-Za-z0-9]/;
-const TOTAL_STRONG = /\b(?:amount due|balance due|total due|grand total|invoice total|total amount(?: due)?|amount payable|total payable)\b/i;
+// OCR may run label words together ("AmountDue:"), hence " ?" between them (never across a tab: a column break).
+const TOTAL_STRONG = /\b(?:amount ?due|balance ?due|total ?due|grand ?total|invoice ?total|total ?amount(?: ?due)?|amount ?payable|total ?payable)\b/i;
 const TOTAL_ANY = /(?<!sub[\s-]?)\btotal\b/i;
 
 function invoiceFields(lines: DocLines): Map<string, Found> {
-  const dueLabel = /\b(?:due date|payment due(?: date)?|date due|due by|due on|pay by)\b/i;
+  const dueLabel = /\b(?:due ?date|payment ?due(?: ?date)?|date ?due|due ?by|due ?on|pay ?by)\b/i;
   const due = dateAfter(lines, dueLabel, 0.95) ?? rawAfter(lines, dueLabel);
   const total = amountAfter(lines, TOTAL_STRONG, 0.95, 'first') ?? amountAfter(lines, TOTAL_ANY, 0.8, 'last');
-  const issuedLabel = /\b(?:invoice date|date of issue|issue date|date issued|invoice dated|billing date)\b/i;
+  const issuedLabel = /\b(?:invoice ?date|date ?of ?issue|issue ?date|date ?issued|invoice ?dated|billing ?date)\b/i;
   const m = new Map<string, Found>();
   m.set(
     'invoice_number',
@@ -142,7 +143,7 @@ function invoiceFields(lines: DocLines): Map<string, Found> {
   m.set(
     VENDOR_NAME,
     first(
-      () => firstText(lines, /\b(?:vendor(?:\s+name)?|supplier|seller|sold by|from|company|issued by|payee)(?=\s*:)/i, 0.9),
+      () => firstText(lines, /\b(?:vendor(?:\s+name)?|supplier|seller|sold ?by|from|company|issued ?by|payee)(?=\s*:)/i, 0.9),
       () => letterhead(lines, 0.5),
     ),
   );
@@ -195,8 +196,8 @@ function firstRowUnderHeader(lines: DocLines, model: number): Found {
 }
 
 function receiptFields(lines: DocLines): Map<string, Found> {
-  const paidLabel = /\b(?:total paid|amount paid|grand total|total charged)\b/i;
-  const dateLabel = /\b(?:purchase date|transaction date|date of purchase|date)\b/i;
+  const paidLabel = /\b(?:total ?paid|amount ?paid|grand ?total|total ?charged)\b/i;
+  const dateLabel = /\b(?:purchase ?date|transaction ?date|date ?of ?purchase|date)\b/i;
   const total = amountAfter(lines, paidLabel, 0.95, 'first') ?? amountAfter(lines, TOTAL_ANY, 0.85, 'last');
   const m = new Map<string, Found>();
   m.set(

@@ -23,6 +23,9 @@ export function readReason(msg: string): string {
     [/^file is not a readable PDF/i, 'a damaged PDF'],
     [/^file too large/i, 'too large'],
     [/^empty file/i, 'an empty file'],
+    [/^unreadable image/i, 'a damaged image'],
+    [/^OCR failed/i, 'a scan that could not be read'],
+    [/^no text: OCR found no/i, 'a blank or unreadable scan'],
     [/^no text: /i, 'no text in it'],
   ];
   for (const [re, words] of rules) if (re.test(m)) return words;

@@ -39,9 +39,14 @@ export class OcrPool {
     this.idleMs = opts.idleMs ?? 5 * 60_000;
   }
 
-  /** Workers started and not stopped (for tests and the health of the pool). */
+  /** Workers started and not stopped. */
   get workers(): number {
     return this.live;
+  }
+
+  /** Workers reading a page now. */
+  get active(): number {
+    return this.busy;
   }
 
   /** Runs `fn` with a worker of its own; waits for one when all are busy. */

@@ -3,7 +3,7 @@
  * order, one span per word with its confidence, and a transform that puts boxes back on the page as
  * it was scanned (before it was turned upright).
  */
-import type { Page } from 'tesseract.js';
+import type { Bbox, Page, Word } from 'tesseract.js';
 import type { PageLayout } from '../../../shared/service/results.js';
 import type { PageText, Span, TextLine } from '../text-model.js';
 
@@ -24,7 +24,7 @@ export interface OcrWord {
  * Below this confidence a "word" is what tesseract makes of a rule, a stain or a box's border (it
  * scores those near 0; real words, even on poor scans, score far higher).
  */
-const NOISE_CONF = 0.2;
+const NOISE_CONF = 0.1;
 /** A word holds a letter, a digit or a currency sign; the rest (|, —, =) is ruling and speckle. */
 const WORDLIKE = /[\p{L}\p{N}$€£¥%#&@]/u;
 
@@ -35,13 +35,75 @@ export function ocrLines(page: Page): OcrWord[][] {
     for (const para of block.paragraphs) {
       for (const line of para.lines) {
         const words = line.words
-          .map((w) => ({ text: w.text.trim(), ...w.bbox, conf: Math.max(0, Math.min(1, w.confidence / 100)) }))
+          .map((w) => ({ ...withoutStrays(w), conf: Math.max(0, Math.min(1, w.confidence / 100)) }))
           .filter((w) => WORDLIKE.test(w.text) && w.conf >= NOISE_CONF && w.x1 > w.x0 && w.y1 > w.y0);
         if (words.length) out.push(words);
       }
     }
   }
-  return out;
+  return withoutSpecks(out);
+}
+
+/** A lone character read with little confidence is a speck of dust more often than a word. */
+const LONE_CHAR_CONF = 0.5;
+
+/** Drops specks: lone low-confidence characters, and "words" far smaller than the page's print. */
+function withoutSpecks(lines: OcrWord[][]): OcrWord[][] {
+  const print = median(lines.flat().map((w) => w.y1 - w.y0));
+  return lines
+    .map((words) => words.filter((w) => !([...w.text].length === 1 && w.conf < LONE_CHAR_CONF) && w.y1 - w.y0 >= 0.35 * print))
+    .filter((words) => words.length > 0);
+}
+
+const ALNUM = /[\p{L}\p{N}]/u;
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? 0;
+};
+
+/**
+ * The word without a speck of dust tesseract read as punctuation at its start or end: a mark whose
+ * middle lies well above or below the word's letters (a real period, comma or quote lies within
+ * them), or that stands apart from them. Text and box come from the symbols kept.
+ */
+function withoutStrays(w: Word): { text: string } & Bbox {
+  const symbols = w.symbols ?? [];
+  const core = symbols.filter((x) => ALNUM.test(x.text));
+  if (core.length === 0 || core.length === symbols.length) return { text: w.text.trim(), ...w.bbox };
+  // The letters' band by medians: a speck merged into a letter's box must not widen it.
+  const top = median(core.map((x) => x.bbox.y0));
+  const bottom = median(core.map((x) => x.bbox.y1));
+  const h = Math.max(1, bottom - top);
+  const stray = (x: (typeof symbols)[number], next: (typeof symbols)[number], leading: boolean): boolean => {
+    if (ALNUM.test(x.text)) return false;
+    const mid = (x.bbox.y0 + x.bbox.y1) / 2;
+    const gap = Math.max(next.bbox.x0 - x.bbox.x1, x.bbox.x0 - next.bbox.x1);
+    // LSTM symbol boxes are loose (a period's may reach the x-height), so only a mark taller than the letters counts.
+    const small = /^[.,'"`]$/.test(x.text);
+    return (
+      mid < top - 0.15 * h ||
+      mid > bottom + 0.15 * h ||
+      gap > 0.6 * h ||
+      // A period, comma or quote taller than the letters is a smudge.
+      (small && x.bbox.y1 - x.bbox.y0 > 1.2 * h) ||
+      // Words do not begin with a period glued to a letter.
+      (leading && /^[.,:;]$/.test(x.text) && /^\p{L}$/u.test(next.text))
+    );
+  };
+  let from = 0;
+  let to = symbols.length;
+  while (to - from > 1 && stray(symbols[from]!, symbols[from + 1]!, true)) from++;
+  while (to - from > 1 && stray(symbols[to - 1]!, symbols[to - 2]!, false)) to--;
+  if (from === 0 && to === symbols.length) return { text: w.text.trim(), ...w.bbox };
+  const kept = symbols.slice(from, to);
+  return {
+    text: kept.map((x) => x.text).join('').trim(),
+    x0: Math.min(...kept.map((x) => x.bbox.x0)),
+    y0: Math.min(...kept.map((x) => x.bbox.y0)),
+    x1: Math.max(...kept.map((x) => x.bbox.x1)),
+    y1: Math.max(...kept.map((x) => x.bbox.y1)),
+  };
 }
 
 /** Mean confidence of the words that hold a letter or digit: how well a rotation reads. */

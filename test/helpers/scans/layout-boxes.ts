@@ -44,3 +44,14 @@ export async function valueBoxes(o: InvoiceOptions): Promise<Record<string, Box>
     _1st_Line_Item: printed(regular, L.columns.description, L.tableRow.y, '', o.lineItem ?? 'Consulting services'),
   };
 }
+
+/**
+ * Other places a field's value is printed: the total (and the currency marked on it) also stands in
+ * the line item's Amount cell. A reader that takes it from there has its box on the value too.
+ */
+export async function otherBoxes(o: InvoiceOptions): Promise<Record<string, Box[]>> {
+  const { regular, bold } = await loadFonts();
+  const L = INVOICE_LAYOUT;
+  const row = printed(regular, L.columns.amount, L.tableRow.y, '', o.total);
+  return { total_amount: [row], currency: o.currency ? [printed(bold, L.amountDue.valueX, L.amountDue.y, '', o.total), row] : [row] };
+}

@@ -9,13 +9,15 @@ import path from 'node:path';
 import { processFile } from '../../../sandbox/processing/index.js';
 import type { InvoiceOptions } from '../pdf-fixtures.js';
 import type { Box } from './geometry.js';
-import { valueBoxes } from './layout-boxes.js';
+import { otherBoxes, valueBoxes } from './layout-boxes.js';
 
 export interface ExpectedField {
   name: string;
   value: string;
   /** PDF points, top-left origin, page 0. */
   box: Box;
+  /** Other places the same value is printed (same units). */
+  alsoAt: Box[];
   /** Where the sandbox's text-layer reader put it (same units): a cross-check of `box`. */
   textLayerBox: Box | null;
 }
@@ -29,6 +31,7 @@ export async function expectedFields(o: InvoiceOptions, pdf: Uint8Array): Promis
     const doc = read.documents[0];
     if (doc?.class_name !== 'Invoice') throw new Error(`the text version of invoice ${o.invoiceNumber} is not read as an invoice`);
     const boxes = await valueBoxes(o);
+    const others = await otherBoxes(o);
     return doc.fields
       .filter((f) => f.value !== '')
       .map((f) => {
@@ -36,7 +39,7 @@ export async function expectedFields(o: InvoiceOptions, pdf: Uint8Array): Promis
         if (!box) throw new Error(`no printed position known for field ${f.field_name}`);
         const c = f.source_coordinates?.[0];
         const textLayerBox = c ? { x0: c.top_x, y0: c.top_y, x1: c.bottom_x, y1: c.bottom_y } : null;
-        return { name: f.field_name, value: f.value, box, textLayerBox };
+        return { name: f.field_name, value: f.value, box, alsoAt: others[f.field_name] ?? [], textLayerBox };
       });
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFDocument } from 'pdf-lib';
 import type { RunningSandbox } from '../../../sandbox/index.js';
-import { caller, sandbox } from '../../helpers/sandbox.js';
+import { caller, sandbox, waitFor } from '../../helpers/sandbox.js';
 import { DRAWN_INVOICE, imagePdf, invoicePng, rotated, tiffOf } from '../../helpers/ocr-drawings.js';
 import { closeAndClean, fileNamed, makeBatch, results, startDeploymentRun, values, waitRun, type Call } from './run-helpers.js';
 
@@ -102,4 +102,26 @@ describe('a run over scans', () => {
     // No dpi in a canvas PNG: 72 dpi, one point per pixel.
     expect(pdf.getPage(0).getSize()).toEqual({ width: drawing.width, height: drawing.height });
   });
+});
+
+describe('while OCR runs', () => {
+  let busy: RunningSandbox;
+  afterAll(async () => closeAndClean(busy));
+
+  it('the sandbox still answers API calls', async () => {
+    busy = await sandbox({ ocrWorkers: 1 });
+    const call = caller(busy.url, 'admin-token');
+    // Eight pages for one worker: seconds of OCR in which to call.
+    const pages = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? rotated(drawing.png, 180) : Promise.resolve(drawing.png))));
+    const batchId = await makeBatch(call, { 'stack.tif': await tiffOf(pages) });
+    const started = await startDeploymentRun(call, 'sandbox-invoices', { batch_id: batchId });
+    await waitFor(async () => busy.core.ocr.active > 0, 'OCR to start', 30_000);
+    const answers = await Promise.all([call('GET', `/v2/apps/runs/${started.id}`), call('GET', '/v2/batches'), call('GET', '/sandbox/health')]);
+    // Answered while the page was still being read: the calls did not wait for OCR.
+    expect(busy.core.ocr.active).toBeGreaterThan(0);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(answers[0]!.body.status).toBe('RUNNING');
+    const done = await waitRun(call, started.id, ['COMPLETE', 'FAILED', 'CANCELLED'], 60_000);
+    expect(done.status).toBe('COMPLETE');
+  }, 90_000);
 });

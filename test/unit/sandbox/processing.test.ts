@@ -230,6 +230,14 @@ describe('processFile on plain text', () => {
     // "Invoice Number: INV-1001" is line 4 (index 3): the value starts at column 16.
     expect(field(doc, 'invoice_number').source_coordinates).toEqual([{ top_x: 72 + 16 * 6, top_y: 72 + 3 * 12, bottom_x: 72 + 24 * 6, bottom_y: 72 + 4 * 12, page_number: 0 }]);
   });
+
+  it('finds labels whose words ran together (as OCR may read them), but not across a column break', async () => {
+    const doc = (await run('joined.txt', 'Acme Ltd\nINVOICE\nInvoiceNumber: A-17\nInvoiceDate: 2026-01-05\nDueDate: 2026-02-04\nAmountDue: $12.00\n')).documents[0]!;
+    expect(values(doc)).toMatchObject({ invoice_number: 'A-17', invoice_date: '2026-01-05', due_date: '2026-02-04', total_amount: '12.00' });
+    const split = (await run('cells.txt', 'Acme Ltd\nINVOICE\nInvoice Number: A-18\nAmount   Due\n1   $5.00\n')).documents[0]!;
+    // "Amount" and "Due" are two cells of a table header, not the label "Amount Due".
+    expect(field(split, 'total_amount').value).toBe('');
+  });
 });
 
 describe('processFile on unreadable input', () => {

@@ -32,6 +32,9 @@ describe('a failed file: one readable sentence, the detail kept behind it', () =
     ['file too large: 60000000 bytes, over the limit of 52428800 bytes', 'too large'],
     ['empty file: 0 bytes', 'an empty file'],
     ['no text: the file holds only whitespace', 'no text in it'],
+    ['unreadable image: the TIFF file is damaged or incomplete (page 2): tiff2vips: read error', 'a damaged image'],
+    ['no text: OCR found no readable text in the image on its page (blank or unreadable)', 'a blank or unreadable scan'],
+    ['OCR failed: out of memory', 'a scan that could not be read'],
     ['something new from the service', 'something new from the service'],
   ])('reads the service\'s "%s" as "%s"', (msg, words) => {
     expect(readReason(msg)).toBe(words);
