@@ -119,11 +119,14 @@ const RECIPES: { format: ScanFormat; opts: ScanOptions }[] = [
   { format: 'jpeg', opts: { dpi: 150, jpegQuality: 80, rotate: 270 } },
   { format: 'png', opts: { dpi: 240, skewDeg: 1.2, noise: 0.5 } },
   { format: 'jpeg', opts: { dpi: 300, jpegQuality: 50, noise: 0.25 } },
+  { format: 'tiff', opts: { dpi: 200, pages: 2, rotate: 180, noise: 0.2 } },
+  { format: 'pdf', opts: { dpi: 200, pages: 2, rotate: 90, jpegQuality: 70 } },
 ];
 
 /**
  * `count` scans (default 24) of varied invoices and distortions, the same on every run: PNGs and
- * JPEGs, multi-page G4 TIFFs, image-only PDFs, pages turned 90/180/270, skew, noise.
+ * JPEGs, multi-page G4 TIFFs, image-only PDFs, pages turned 90/180/270 (in single images, a TIFF and
+ * a PDF), skew, noise.
  */
 export async function scanSet(count = 24): Promise<Scan[]> {
   const random = seeded(13);

@@ -185,7 +185,9 @@ describe('scanSet', () => {
     expect(new Set(set.map((s) => s.name)).size).toBe(set.length);
     expect(new Set(set.map((s) => s.format))).toEqual(new Set(['png', 'jpeg', 'tiff', 'pdf']));
     expect(set.some((s) => s.format === 'tiff' && s.pages.length > 1)).toBe(true);
-    expect(set.some((s) => s.pages[0]!.width > s.pages[0]!.height)).toBe(true); // a page turned sideways
+    // Pages turned sideways, in an image and in a PDF.
+    expect(set.some((s) => s.format === 'png' && s.pages[0]!.width > s.pages[0]!.height)).toBe(true);
+    expect(set.some((s) => s.format === 'pdf' && s.pages.length > 1 && s.pages.every((p) => p.width > p.height))).toBe(true);
     expect(new Set(set.map((s) => s.fields.find((f) => f.name === 'Vendor_Name')?.value)).size).toBeGreaterThan(5);
     expect(new Set(set.map((s) => s.fields.find((f) => f.name === 'total_amount')?.value)).size).toBe(set.length);
     for (const s of set) expect(s.fields.length, s.name).toBe(7);
