@@ -25,10 +25,3 @@ export function sniffMediaType(head: Uint8Array): SourceMediaType | null {
   for (let i = 0; i <= end; i++) if (head[i] === 0x25 && startsWith(head, PDF, i)) return 'application/pdf';
   return null;
 }
-
-export const isImageType = (t: SourceMediaType | null): t is Exclude<SourceMediaType, 'application/pdf'> => t !== null && t !== 'application/pdf';
-
-/** What a person calls the kind of file, for messages. */
-export function kindName(t: SourceMediaType): string {
-  return t === 'application/pdf' ? 'PDF' : t === 'image/png' ? 'PNG image' : t === 'image/jpeg' ? 'JPEG image' : 'TIFF image';
-}
