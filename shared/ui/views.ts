@@ -2,6 +2,7 @@
  * What the UI sees of the engine: plain data, no Node or DOM types. The engine's store rows are
  * mapped onto these (electron/engine/app/views.ts); the renderer imports only this side.
  */
+import type { SourceMediaType } from '../media-type.js';
 import type { FileState } from '../file-states.js';
 import type { FolderTarget, HotFolderSettings } from '../hot-folder.js';
 import type { RunStatus } from '../service/runs.js';
@@ -151,8 +152,8 @@ export interface ResultFileView {
   serviceRunId: string;
   fileId: number | null;
   name: string;
-  /** The original is a PDF on this disk (the UI can render its pages). */
-  originalIsPdf: boolean;
+  /** What the original on this disk is, by its own bytes, when the UI can draw its pages (PDF, PNG, JPEG, TIFF); null otherwise or when it is gone. */
+  originalType: SourceMediaType | null;
   originalAvailable: boolean;
   documents: DocumentView[];
 }

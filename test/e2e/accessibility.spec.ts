@@ -9,6 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { corruptPdf } from '../helpers/pdf-fixtures.js';
 import { sandbox } from '../helpers/sandbox.js';
+import { scannedInvoice } from '../helpers/scans.js';
 import { dropOnWindow, goTo, invoice, startUi, shootBoth, type ScreenName, type ServedUi, type UiSession } from './served-ui.js';
 
 test.describe.configure({ mode: 'serial' });
@@ -137,6 +138,32 @@ test('Results: a document, its source page, the PDF viewer, search hits', async 
   await expect(page.getByRole('listbox', { name: 'Search results' }).getByText(/INV-2/).first()).toBeVisible();
   await expectAccessible('Results, search hits');
   await page.getByPlaceholder(/Search every result/).fill('');
+});
+
+test('Results: an image original (a scanned TIFF), its source page with a box, the image viewer', async () => {
+  // Issue 13: a scanned two-page TIFF through the hot folder, read by the sandbox's OCR.
+  const scan = await scannedInvoice({ invoiceNumber: 'INV-31', invoiceDate: 'May 1, 2026', dueDate: 'May 31, 2026', total: '$31.00', vendor: 'Vendor 31' }, 'tiff', { dpi: 150, pages: 2 });
+  await writeFile(join(inbox, 'scan-31.tif'), scan.bytes);
+  await goTo(page, 'Activity');
+  const queue = page.getByRole('grid', { name: 'Queue' });
+  await expect(queue.getByRole('row').filter({ hasText: 'scan-31.tif' }).getByText(/^Done$/)).toBeVisible({ timeout: 120_000 });
+  await queue.getByRole('button', { name: 'Show details of scan-31.tif' }).click();
+  await queue.getByRole('button', { name: 'Open results' }).click();
+  await page.getByRole('tree').getByText('scan-31.tif').first().click();
+  await page.getByRole('grid', { name: 'Extracted fields' }).getByText('INV-31', { exact: true }).click();
+  const source = page.getByRole('region', { name: 'Source page' });
+  await expect(source.getByText('Page 1 of 2')).toBeVisible();
+  await expect(source.getByRole('button', { name: 'Source of invoice_number' })).toBeVisible();
+  await expectAccessible('Results with a scanned TIFF and its source page');
+
+  await page.getByRole('button', { name: 'Open original' }).click();
+  const viewer = page.getByRole('dialog', { name: 'Original' });
+  await expect(viewer.locator('canvas')).toBeVisible();
+  await expect(viewer.getByText('Page 1 of 2')).toBeVisible();
+  await shootBoth(page, 'a11y-image-viewer');
+  await expectAccessible('the viewer with a TIFF');
+  await viewer.getByRole('button', { name: 'Close' }).click();
+  await expect(viewer).toBeHidden();
 });
 
 test('the drop dialog', async () => {

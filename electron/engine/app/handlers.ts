@@ -12,10 +12,11 @@ import { exportRun, exportSelection, type ExportFormat } from './exports.js';
 import { failedBySettings } from '../pipeline/retryable.js';
 import { probeOnce } from '../service/probe.js';
 import { oneLine } from './core.js';
+import { mediaTypeOf, originalOnDisk } from './original-type.js';
 import { fileView, folderView, pageLayouts, queueView, resultFileView, runListView, runView, searchHitView } from './views.js';
 
 const ACCOUNT = 'default';
-/** Largest original or PDF handed to the UI in one piece (pdf.js renders it in the page). */
+/** Largest original or PDF handed to the UI in one piece (pdf.js or the image decoders draw it in the page). */
 const MAX_CONTENT_BYTES = 256 * 1024 * 1024;
 
 const exportSuffix = (f: ExportFormat): string => (f === 'json' ? '.json' : f === 'csv-wide' ? ' (one row per document).csv' : '.csv');
@@ -184,7 +185,8 @@ export function createHandlers(core: AppCore): Handlers {
       if (!st?.isFile()) throw new Error(`${path} is no longer there`);
       if (st.size > MAX_CONTENT_BYTES) throw new Error(`${path} is too large to show here (${Math.round(st.size / 1048576)} MB); open it instead`);
       const name = path.split(/[\\/]/).pop() ?? 'file';
-      return { name, mime: /\.pdf$/i.test(name) ? 'application/pdf' : 'application/octet-stream', bytes: new Uint8Array(await readFile(path)) };
+      const bytes = new Uint8Array(await readFile(path));
+      return { name, mime: mediaTypeOf(bytes), bytes };
     },
     'files.openExternal': async (a) => {
       const path = contentPath(a);
@@ -251,8 +253,8 @@ export function createHandlers(core: AppCore): Handlers {
       const run = runOrThrow(runId);
       const files = await Promise.all(resultFiles(runId).map(async ({ rf, i, layouts }) => {
         const local = rf.fileId === null ? undefined : core.store.files.get(rf.fileId);
-        const present = local ? await exists(local.path) : false;
-        return resultFileView(core.store, rf, i, layouts, () => present);
+        const original = local ? await originalOnDisk(local.path) : { present: false, type: null };
+        return resultFileView(core.store, rf, i, layouts, original);
       }));
       const caseFields = core.store.results.caseFields(runId).map((c) => ({ name: c.name, value: c.value, errorMsg: c.errorMsg, valid: c.valid, failures: c.failures }));
       return { run: runView(core.store, run), files, caseFields };
@@ -264,8 +266,8 @@ export function createHandlers(core: AppCore): Handlers {
         const hit = all.find((x) => x.rf.id === mine.id);
         if (!hit) continue;
         const local = core.store.files.get(fileId);
-        const present = local ? await exists(local.path) : false;
-        out.push(resultFileView(core.store, hit.rf, hit.i, hit.layouts, () => present));
+        const original = local ? await originalOnDisk(local.path) : { present: false, type: null };
+        out.push(resultFileView(core.store, hit.rf, hit.i, hit.layouts, original));
       }
       return out;
     },

@@ -4,6 +4,7 @@ import { validateFolderSettings } from '../../../shared/hot-folder.js';
 import type {
   DocumentView, FieldView, FileView, FolderView, PageLayoutView, ResultFileView, RunView, SearchHitView, SourceBox,
 } from '../../../shared/ui/views.js';
+import type { OriginalOnDisk } from './original-type.js';
 import type { QueueRow, RunListRow } from '../store/browse.js';
 import type { DocumentRow, FieldRow, FileRow, FolderRow, ResultFileRow, RunRow, SearchHit, Store } from '../store/index.js';
 
@@ -99,13 +100,13 @@ export function documentView(d: DocumentRow, layouts: PageLayoutView[]): Documen
 }
 
 export function resultFileView(
-  store: Store, rf: ResultFileRow, index: number, layouts: Map<string, PageLayoutView[]>, exists: (path: string) => boolean,
+  store: Store, rf: ResultFileRow, index: number, layouts: Map<string, PageLayoutView[]>, original: OriginalOnDisk,
 ): ResultFileView {
   const local = rf.fileId === null ? undefined : store.files.get(rf.fileId);
   const name = rf.originalFileName ?? local?.originalName ?? rf.inputFilePath?.split('/').pop() ?? `file ${rf.id}`;
   return {
     id: rf.id, runId: rf.runId, serviceRunId: store.runs.run(rf.runId)?.serviceRunId ?? '', fileId: rf.fileId, name,
-    originalIsPdf: /\.pdf$/i.test(local?.path ?? name), originalAvailable: local !== undefined && exists(local.path),
+    originalType: local !== undefined && original.present ? original.type : null, originalAvailable: local !== undefined && original.present,
     documents: rf.documents.map((d, di) => documentView(d, layouts.get(`${index}:${di}`) ?? [])),
   };
 }

@@ -1,12 +1,12 @@
 /// <reference types="vite/client" />
 /**
- * pdf.js in the renderer: open a PDF from bytes, render one page onto a canvas. pdf.js is loaded
+ * pdf.js in the renderer: open a PDF from bytes as a PageDoc (lib/page-doc.ts), render one page onto a canvas. pdf.js is loaded
  * on first use (it is large and most screens never need it); its worker is a bundled asset of our
  * own origin, which the CSP allows (worker-src 'self' blob:). No eval (isEvalSupported: false).
  */
 import type { PDFDocumentProxy, RenderTask } from 'pdfjs-dist';
 import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
-import type { PageSize } from './source-box.js';
+import { clampPage, type PageDoc } from './page-doc.js';
 
 type Pdfjs = typeof import('pdfjs-dist');
 let loading: Promise<Pdfjs> | undefined;
@@ -19,19 +19,11 @@ function pdfjs(): Promise<Pdfjs> {
   return loading;
 }
 
-export interface PdfDoc {
-  readonly pageCount: number;
-  /** Size of a 0-based page at scale 1 (points, its rotation applied). */
-  pageSize(page: number): Promise<PageSize>;
-  /** Draws a 0-based page at `scale` CSS px per point, sharp on high-DPI screens; resolves when drawn, or when a newer render of the same canvas replaced it. */
-  render(page: number, canvas: HTMLCanvasElement, scale: number): Promise<void>;
-  destroy(): Promise<void>;
-}
 
 /** A render in progress per canvas: pdf.js refuses two at once on one canvas. */
 const active = new WeakMap<HTMLCanvasElement, RenderTask>();
 
-export async function openPdf(bytes: Uint8Array): Promise<PdfDoc> {
+export async function openPdf(bytes: Uint8Array): Promise<PageDoc> {
   const lib = await pdfjs();
   // pdf.js transfers (detaches) the buffer it is given: keep the caller's copy intact.
   const task = lib.getDocument({ data: bytes.slice(), isEvalSupported: false, verbosity: lib.VerbosityLevel.ERRORS });
@@ -71,10 +63,6 @@ export async function openPdf(bytes: Uint8Array): Promise<PdfDoc> {
     },
     destroy: () => doc.destroy(),
   };
-}
-
-function clampPage(page: number, count: number): number {
-  return Math.min(Math.max(0, Math.trunc(page)), Math.max(0, count - 1));
 }
 
 function openError(err: unknown): string {

@@ -265,7 +265,7 @@ describe('the sandbox in one click, a hot folder, results offline', () => {
 
     const results = await e.call('results.run', { runId: good.runId as number });
     const rf = results.files.find((f) => f.name === 'inv-1.pdf');
-    expect(rf).toMatchObject({ originalIsPdf: true, originalAvailable: true, fileId: good.id });
+    expect(rf).toMatchObject({ originalType: 'application/pdf', originalAvailable: true, fileId: good.id });
     const doc = rf?.documents[0];
     expect(doc?.pageLayouts[0]).toMatchObject({ page: 0, width: expect.any(Number), height: expect.any(Number) });
     const num = doc?.fields.find((f) => f.name === 'invoice_number');

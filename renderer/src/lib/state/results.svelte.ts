@@ -1,10 +1,11 @@
 /**
  * The Results screen's data, all answered from the local store (works offline): the folder -> run
  * tree, the opened run's files, documents and fields, the selection, full-text search, exports and
- * opening the original or post-processed PDF.
+ * opening the original (PDF or image) or post-processed PDF.
  */
 import type { Args } from '../../../../shared/ui/contract.js';
 import type { DocumentView, FieldView, ResultFileView, ResultTreeFolder, RunResultsView, SearchHitView } from '../../../../shared/ui/views.js';
+import { SNIFF_BYTES, sniffMediaType, type SourceMediaType } from '../../../../shared/media-type.js';
 import { bridge } from '../bridge.js';
 import { saveFile } from '../download.js';
 import type { ResultsTarget } from './nav.svelte.js';
@@ -22,6 +23,8 @@ export interface ViewerFile {
   title: string;
   name: string;
   mime: string;
+  /** What the bytes are (the viewer's decoder). */
+  type: SourceMediaType;
   bytes: Uint8Array;
 }
 
@@ -53,7 +56,7 @@ class ResultsState {
   /** The query the hits belong to (they lag the typed query while a search runs). */
   searchedFor = $state('');
 
-  /** A PDF shown in the in-app viewer (the host could not open it with an app). */
+  /** A PDF or image shown in the in-app viewer (the host could not open it with an app). */
   viewer = $state.raw<ViewerFile | null>(null);
   busy = $state<string | null>(null);
   actionError = $state<string | null>(null);
@@ -267,13 +270,17 @@ class ResultsState {
     }
   }
 
-  /** Opens with the OS app when the host can (Electron); else shows the PDF here, or saves what is not a PDF. */
-  async openPdf(which: Which, ids: { fileId?: number; documentId?: number }, title: string): Promise<void> {
+  /**
+   * Opens with the OS app when the host can (Electron); else shows a PDF, PNG, JPEG or TIFF here
+   * (a browser cannot show a TIFF by itself), or saves anything else.
+   */
+  async openFile(which: Which, ids: { fileId?: number; documentId?: number }, title: string): Promise<void> {
     await this.#act(which === 'original' ? 'Opening the original…' : 'Opening the processed PDF…', async () => {
       const ext = await bridge.call('files.openExternal', { which, ...ids });
       if (ext.opened) return;
       const content = await bridge.call('files.content', { which, ...ids });
-      if (isPdf(content.mime, content.bytes)) this.viewer = { title, ...content };
+      const type = sniffMediaType(content.bytes.subarray(0, SNIFF_BYTES));
+      if (type) this.viewer = { title, type, ...content };
       else saveFile(content.name, content.mime, content.bytes);
     });
   }
@@ -304,11 +311,6 @@ function without<K, V>(m: ReadonlyMap<K, V>, k: K): Map<K, V> {
   const next = new Map(m);
   next.delete(k);
   return next;
-}
-
-function isPdf(mime: string, bytes: Uint8Array): boolean {
-  if (mime === 'application/pdf') return true;
-  return bytes.length > 4 && String.fromCharCode(...bytes.subarray(0, 5)) === '%PDF-';
 }
 
 export const results = new ResultsState();

@@ -174,7 +174,7 @@ describe('results store', { timeout: 60_000 }, () => {
 
   it("shows the original in the in-app viewer (no host app to open it); a missing processed PDF is the engine's message", async () => {
     const fileId = fileIds['inv-71.pdf'] as number;
-    await results.openPdf('original', { fileId }, 'inv-71.pdf');
+    await results.openFile('original', { fileId }, 'inv-71.pdf');
     expect(results.actionError).toBeNull();
     expect(results.viewer).toMatchObject({ title: 'inv-71.pdf', name: 'inv-71.pdf', mime: 'application/pdf' });
     expect(Buffer.from(results.viewer?.bytes as Uint8Array).equals(await readFile(join(inbox, 'inv-71.pdf')))).toBe(true);
@@ -182,7 +182,7 @@ describe('results store', { timeout: 60_000 }, () => {
     expect(results.viewer).toBeNull();
     expect(Buffer.from((await results.original(fileId)).bytes).subarray(0, 5).toString()).toBe('%PDF-');
     const documentId = results.document?.id as number;
-    await results.openPdf('processed', { documentId }, 'processed');
+    await results.openFile('processed', { documentId }, 'processed');
     expect(results.actionError).toBe(`no post-processed PDF of document ${documentId} has been downloaded`);
     expect(results.busy).toBeNull();
   });
