@@ -15,9 +15,9 @@ export function readPlainText(bytes: Uint8Array): ReadText | ReadFailure {
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    return { error: 'unsupported file: not a PDF and not UTF-8 text', layouts: [] };
+    return { error: 'unsupported file: not a PDF, an image (PNG, JPEG, TIFF) or UTF-8 text', layouts: [] };
   }
-  if (text.includes('\u0000')) return { error: 'unsupported file: not a PDF and not UTF-8 text (binary data)', layouts: [] };
+  if (text.includes('\u0000')) return { error: 'unsupported file: not a PDF, an image (PNG, JPEG, TIFF) or UTF-8 text (binary data)', layouts: [] };
   if (text.trim() === '') return { error: 'no text: the file holds only whitespace', layouts: [] };
 
   const pages = text

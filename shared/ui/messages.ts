@@ -16,6 +16,8 @@ export interface Problem {
 export function readReason(msg: string): string {
   const m = msg.trim();
   const rules: [RegExp, string][] = [
+    [/^unsupported file: not a PDF, an image \(PNG, JPEG, TIFF\) or UTF-8 text/i, 'not a PDF, an image or text'],
+    // The wording of sandboxes before they read images, still in stored results.
     [/^unsupported file: not a PDF and not UTF-8 text/i, 'not a PDF or text'],
     [/^no text layer/i, 'a scanned PDF without text'],
     [/^PDF is encrypted and no matching password/i, 'a password-protected PDF, and no password was given'],

@@ -283,7 +283,7 @@ describe('processFile on unreadable input', () => {
   it('reports empty, oversized and binary files', async () => {
     expectErrorDocument(await run('empty.pdf', ''), /^empty file/);
     expectErrorDocument(await run('big.txt', 'x'.repeat(100), {}, 10), /^file too large: 100 bytes/);
-    expectErrorDocument(await run('blob.bin', new Uint8Array([0xff, 0xfe, 0x00, 0x81])), /not a PDF and not UTF-8 text/);
+    expectErrorDocument(await run('blob.bin', new Uint8Array([0xff, 0xfe, 0x00, 0x81])), /not a PDF, an image \(PNG, JPEG, TIFF\) or UTF-8 text/);
   });
 
   it('throws for a path that cannot be read', async () => {

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { fieldFailures, fileNamed, fileProblem, offlineReason, readReason, retryLater, runOutcome, serviceProblem } from '../../../shared/ui/messages.js';
 
 const FIELDS = ['invoice_number', 'invoice_date', 'due_date', 'total_amount', 'currency', 'Vendor_Name', '_1st_Line_Item'];
+// What sandboxes said of a PNG before they read images (still in stored results).
 const PNG = 'unsupported file: not a PDF and not UTF-8 text';
+const UNSUPPORTED = 'unsupported file: not a PDF, an image (PNG, JPEG, TIFF) or UTF-8 text';
 
 describe('a failed file: one readable sentence, the detail kept behind it', () => {
   it('summarises a file whose every field failed for one reason (a PNG)', () => {
@@ -24,6 +26,8 @@ describe('a failed file: one readable sentence, the detail kept behind it', () =
 
   it.each([
     [PNG, 'not a PDF or text'],
+    [UNSUPPORTED, 'not a PDF, an image or text'],
+    [`${UNSUPPORTED} (binary data)`, 'not a PDF, an image or text'],
     [`${PNG} (binary data)`, 'not a PDF or text'],
     ['no text layer: no page has extractable text', 'a scanned PDF without text'],
     ['PDF is encrypted and no matching password was given in runtime_config.svc.pdf.passwords', 'a password-protected PDF, and no password was given'],
