@@ -79,7 +79,8 @@ test('Hot folders: empty, the form open, one folder', async () => {
   await page.getByRole('button', { name: 'Add folder' }).first().click();
   await page.getByLabel('Folder to watch').fill(inbox);
   await page.getByLabel('Deployment id').fill('sandbox-invoices');
-  await page.getByLabel('Quiet time (seconds)').fill('0.3');
+  await page.getByLabel('Wait after the last file (seconds)').fill('0.3');
+  await page.getByLabel('Longest wait (seconds)').fill('0.3');
   await page.getByLabel('Stable after (seconds)').fill('0.2');
   await expectAccessible('Hot folders, the folder form');
   await page.getByRole('button', { name: 'Add folder' }).last().click();

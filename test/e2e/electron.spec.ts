@@ -122,7 +122,8 @@ test('try the sandbox, add a hot folder, and see a file go through to Done', asy
   await form.getByRole('button', { name: 'Choose…' }).click();
   await expect(form.getByLabel('Folder to watch')).toHaveValue(hot);
   await form.getByLabel('Deployment id').fill('sandbox-invoices');
-  await form.getByLabel('Quiet time (seconds)').fill('1');
+  await form.getByLabel('Wait after the last file (seconds)').fill('1');
+  await form.getByLabel('Longest wait (seconds)').fill('1');
   await form.getByRole('button', { name: 'Add folder' }).click();
   await expect(page.getByRole('listitem').filter({ hasText: hot })).toBeVisible();
   await page.screenshot({ path: info.outputPath('electron-folders.png') });

@@ -168,7 +168,8 @@ test.beforeAll(async ({ browser }) => {
   await page.getByRole('button', { name: 'Add folder' }).first().click();
   await page.getByLabel('Folder to watch').fill(ui.inbox);
   await page.getByLabel('Deployment id').fill('sandbox-invoices');
-  await page.getByLabel('Quiet time (seconds)').fill('0.3');
+  await page.getByLabel('Wait after the last file (seconds)').fill('0.3');
+  await page.getByLabel('Longest wait (seconds)').fill('0.3');
   await page.getByLabel('Stable after (seconds)').fill('0.2');
   await page.getByRole('button', { name: 'Add folder' }).last().click();
   await expect(page.getByRole('heading', { name: ui.inbox })).toBeVisible();
