@@ -169,6 +169,11 @@ export function retryLater(reason: string, delayMs: number, files: number): stri
 }
 
 /** A run's outcome by its files: "6 files done", "4 of 6 done, 2 failed". */
+/** A run as a person knows it: by when it was made, not its service id ("Run of Nov 24, 11:02 PM"). */
+export function runNamed(createdMs: number): string {
+  return `Run of ${new Date(createdMs).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' })}`;
+}
+
 export function runOutcome(c: { files: number; done: number; failed: number }): string {
   if (c.files === 0) return 'no files';
   if (c.failed === 0 && c.done === c.files) return `${c.files} file${c.files === 1 ? '' : 's'} done`;

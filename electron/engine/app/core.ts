@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { zeroCounts } from '../../../shared/file-states.js';
 import { checkArgs, isRequestChannel, type EventChannel, type Events, type Handlers, type RequestChannel } from '../../../shared/ui/contract.js';
 import { codedError, errorCode } from '../../../shared/ui/errors.js';
-import { offlineReason, runOutcome, sentence, serviceProblem } from '../../../shared/ui/messages.js';
+import { offlineReason, runNamed, runOutcome, sentence, serviceProblem } from '../../../shared/ui/messages.js';
 import { inWords } from '../pipeline/context.js';
 import type { AccountView, AppInfo, ConnectionState, Notice, StatusView, Transfer } from '../../../shared/ui/views.js';
 import { clientConfigOf, resolveConnection, type Connection } from '../config/connection.js';
@@ -281,13 +281,14 @@ export class AppCore {
       // An error about failed files goes away once they are retried and done.
       const failed = files.filter((f) => f.state === 'failed').map((f) => f.id);
       const topic = failed.length ? `files:${failed.join(',')}` : null;
+      const named = runNamed(run.createdMs);
       if (run.status === 'COMPLETE') {
         const outcome = runOutcome(view);
-        if (view.failed > 0) this.notice('error', `Run ${run.serviceRunId} on ${target}: ${outcome}. Activity shows why; retry the failed files there.`, { topic });
-        else this.notice('info', `Run ${run.serviceRunId} on ${target} finished: ${outcome}`);
+        if (view.failed > 0) this.notice('error', `${named} on ${target}: ${outcome}. Activity shows why; retry the failed files there.`, { topic });
+        else this.notice('info', `${named} on ${target} finished: ${outcome}`);
       } else if (run.status === 'FAILED') {
         const what = view.files === 1 ? 'Its file is marked failed; retry it' : `Its ${view.files} files are marked failed; retry them`;
-        this.notice('error', `Run ${run.serviceRunId} on ${target} failed${run.msg ? `: ${run.msg.split('\n')[0]}` : ''}. ${what} from Activity.`, { topic, detail: run.msg });
+        this.notice('error', `${named} on ${target} failed${run.msg ? `: ${run.msg.split('\n')[0]}` : ''}. ${what} from Activity.`, { topic, detail: run.msg });
       }
     });
     engine.on('folders', () => {

@@ -152,7 +152,7 @@ describe('connection', () => {
     expect(reviewed.status).toBe(200);
     await waitUntil(() => notices.some((n) => n.level === 'error'), 'the failure notice');
     expect(notices.filter((n) => n.level === 'error')).toEqual([expect.objectContaining({
-      msg: expect.stringMatching(new RegExp(`^Run ${run.serviceRunId} on sandbox-invoices-review failed: .+\\. Its file is marked failed; retry it from Activity\\.$`)),
+      msg: expect.stringMatching(new RegExp(`^Run of [A-Z][a-z]{2} \\d+, \\d+:\\d\\d\\s?[AP]M on sandbox-invoices-review failed: .+\\. Its file is marked failed; retry it from Activity\\.$`)),
       topic: `files:${queued!.id}`, detail: expect.any(String),
     })]);
   });
@@ -246,7 +246,7 @@ describe('the sandbox in one click, a hot folder, results offline', () => {
     expect(badRun).toMatchObject({ status: 'COMPLETE', failed: 1, done: badRun?.files === 2 ? 1 : 0 });
     await waitUntil(() => notices.some((n) => n.topic === `files:${bad.id}`), 'the notice of the run with the failed file');
     expect(notices.find((n) => n.topic === `files:${bad.id}`)).toMatchObject({
-      level: 'error', msg: expect.stringMatching(new RegExp(`^Run ${badRun?.serviceRunId} on sandbox-invoices: ${badRun?.files === 2 ? '1 of 2 done' : '0 of 1 done'}, 1 failed\\. Activity shows why`)),
+      level: 'error', msg: expect.stringMatching(new RegExp(`^Run of [A-Z][a-z]{2} \\d+, \\d+:\\d\\d\\s?[AP]M on sandbox-invoices: ${badRun?.files === 2 ? '1 of 2 done' : '0 of 1 done'}, 1 failed\\. Activity shows why`)),
     });
     expect(notices.map((n) => n.msg).join('\n')).not.toMatch(/completed: /);
     expect((await e.call('files.page', { offset: 0, limit: 10, states: ['failed'] })).rows.map((r) => r.name)).toEqual(['bad.pdf']);

@@ -1,6 +1,6 @@
 // The user's words for problems and outcomes (shared/ui/messages.ts), over messages the UI really showed.
 import { describe, expect, it } from 'vitest';
-import { fieldFailures, fileNamed, fileProblem, offlineReason, readReason, retryLater, runOutcome, serviceProblem } from '../../../shared/ui/messages.js';
+import { fieldFailures, fileNamed, fileProblem, offlineReason, readReason, retryLater, runNamed, runOutcome, serviceProblem } from '../../../shared/ui/messages.js';
 
 const FIELDS = ['invoice_number', 'invoice_date', 'due_date', 'total_amount', 'currency', 'Vendor_Name', '_1st_Line_Item'];
 // What sandboxes said of a PNG before they read images (still in stored results).
@@ -121,5 +121,16 @@ describe('a file by its name, never its id', () => {
     expect(fileNamed('/scans/march/inv-7.pdf', null, true)).toBe('"inv-7.pdf" in /scans/march');
     expect(fileNamed('C:\\Scans\\inv-7.pdf', null, true)).toBe('"inv-7.pdf" in C:\\Scans');
     expect(fileNamed('/scans/x', 'Rechnung März.pdf')).toBe('"Rechnung März.pdf"');
+  });
+});
+
+describe('a run is named by when it was made, never its service id', () => {
+  it('says the day and the time to the minute', () => {
+    const made = new Date(2026, 10, 24, 23, 2, 6).getTime();
+    const named = runNamed(made);
+    expect(named).toMatch(/^Run of /);
+    expect(named).toContain(new Date(made).toLocaleString(undefined, { month: 'short', day: 'numeric' }));
+    expect(named).toContain(new Date(made).toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' }));
+    expect(named).not.toMatch(/:06/);
   });
 });

@@ -102,7 +102,7 @@ describe('app store', { timeout: 60_000 }, () => {
     await waitUntil(() => app.notices.some((n) => /finished/.test(n.msg)), 'the run notice');
     expect(env.count('status.get')).toBe(loads);
     expect(app.status?.activeRuns).toBe(0);
-    expect(app.notices.find((n) => /finished/.test(n.msg))).toMatchObject({ level: 'info', msg: expect.stringMatching(/^Run \S+ on sandbox-invoices finished: 1 file done$/) });
+    expect(app.notices.find((n) => /finished/.test(n.msg))).toMatchObject({ level: 'info', msg: expect.stringMatching(/^Run of [A-Z][a-z]{2} \d+, \d+:\d\d\s?[AP]M on sandbox-invoices finished: 1 file done$/) });
   });
 
   it('sign out and sign in as the Connection screen does (callInfo): a refused token changes nothing; the token stays out of the store', async () => {
