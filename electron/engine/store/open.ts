@@ -40,6 +40,8 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
   /** Clock (Unix ms) for the timestamps the store writes; default Date.now. */
   now?: () => number;
+  /** Fields stored before they are indexed for search together (results.ts); default SEARCH_BATCH_ROWS. */
+  searchBatchRows?: number;
   /** For tests: the migrations to apply (default: all). */
   migrations?: readonly Migration[];
 }
@@ -71,6 +73,15 @@ export function openStore(path: string, o: OpenOptions = {}): Store {
     throw e;
   }
   const now = o.now ?? Date.now;
+  const results = resultsQueries(db, now, { searchBatchRows: o.searchBatchRows });
+  const search = searchQueries(db).search;
+  try {
+    // Rows stored but not yet indexed when the store last closed (or the app stopped) are indexed now.
+    results.indexForSearch();
+  } catch (e) {
+    db.close();
+    throw e;
+  }
   return {
     db,
     path,
@@ -78,11 +89,16 @@ export function openStore(path: string, o: OpenOptions = {}): Store {
     folders: foldersQueries(db, now),
     files: filesQueries(db, now),
     runs: runsQueries(db, now),
-    results: resultsQueries(db, now),
-    search: searchQueries(db).search,
+    results,
+    // A search first indexes what was stored since the last indexing: it never misses a stored row.
+    search: (...a) => {
+      results.indexForSearch();
+      return search(...a);
+    },
     browse: browseQueries(db),
     transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
     close: () => {
+      results.stopIndexing();
       if (db.open) db.close();
     },
   };
