@@ -42,6 +42,8 @@ export interface OpenOptions {
   now?: () => number;
   /** Fields stored before they are indexed for search together (results.ts); default SEARCH_BATCH_ROWS. */
   searchBatchRows?: number;
+  /** Milliseconds without a page stored before what waits is indexed anyway; default 1000. */
+  searchIdleMs?: number;
   /** For tests: the migrations to apply (default: all). */
   migrations?: readonly Migration[];
 }
@@ -73,7 +75,7 @@ export function openStore(path: string, o: OpenOptions = {}): Store {
     throw e;
   }
   const now = o.now ?? Date.now;
-  const results = resultsQueries(db, now, { searchBatchRows: o.searchBatchRows });
+  const results = resultsQueries(db, now, { searchBatchRows: o.searchBatchRows, searchIdleMs: o.searchIdleMs });
   const search = searchQueries(db).search;
   try {
     // Rows stored but not yet indexed when the store last closed (or the app stopped) are indexed now.
