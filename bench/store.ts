@@ -80,6 +80,8 @@ try {
     const raw = page(p);
     store.results.storeResultsPage(run.id, raw, parseResultsPage(raw), p * FILES_PER_PAGE);
   }
+  // What still waits to be indexed (up to a batch) is part of ingest: searchable, as after a run completes.
+  store.results.indexForSearch();
   const storeMs = performance.now() - t0;
   const storeCpu = cpuMs(c0);
   const rows = pages * FILES_PER_PAGE * FIELDS_PER_DOC;

@@ -40,6 +40,10 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
   /** Clock (Unix ms) for the timestamps the store writes; default Date.now. */
   now?: () => number;
+  /** Fields stored before they are indexed for search together (results.ts); default SEARCH_BATCH_ROWS. */
+  searchBatchRows?: number;
+  /** Milliseconds without a page stored before what waits is indexed anyway; default 1000. */
+  searchIdleMs?: number;
   /** For tests: the migrations to apply (default: all). */
   migrations?: readonly Migration[];
 }
@@ -71,6 +75,15 @@ export function openStore(path: string, o: OpenOptions = {}): Store {
     throw e;
   }
   const now = o.now ?? Date.now;
+  const results = resultsQueries(db, now, { searchBatchRows: o.searchBatchRows, searchIdleMs: o.searchIdleMs });
+  const search = searchQueries(db).search;
+  try {
+    // Rows stored but not yet indexed when the store last closed (or the app stopped) are indexed now.
+    results.indexForSearch();
+  } catch (e) {
+    db.close();
+    throw e;
+  }
   return {
     db,
     path,
@@ -78,11 +91,16 @@ export function openStore(path: string, o: OpenOptions = {}): Store {
     folders: foldersQueries(db, now),
     files: filesQueries(db, now),
     runs: runsQueries(db, now),
-    results: resultsQueries(db, now),
-    search: searchQueries(db).search,
+    results,
+    // A search first indexes what was stored since the last indexing: it never misses a stored row.
+    search: (...a) => {
+      results.indexForSearch();
+      return search(...a);
+    },
     browse: browseQueries(db),
     transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
     close: () => {
+      results.stopIndexing();
       if (db.open) db.close();
     },
   };

@@ -8,7 +8,7 @@
  */
 import type { AlertView, CaseInputView, CoordinateView, EditView, ResultsPageView } from '../../../shared/service/index.js';
 import { bit, bool, type Db } from './db.js';
-import { searchIndexer } from './search-index.js';
+import { SEARCH_BATCH_ROWS, searchIndexer } from './search-index.js';
 
 export interface StoredPage {
   pageId: number;
@@ -121,7 +121,14 @@ const artifact = (r: RawArtifact): ArtifactRow => ({
 /** A field whose extraction failed: value "ERROR" (spec 2.8) or an error message. */
 export const isErrorField = (f: { value: string | null; error_msg: string | null }): boolean => f.value === 'ERROR' || (f.error_msg !== null && f.error_msg !== '');
 
-export function resultsQueries(db: Db, now: () => number = Date.now) {
+export interface IndexingOptions {
+  /** Fields waiting before storing a page also indexes them for search; default SEARCH_BATCH_ROWS. */
+  searchBatchRows?: number;
+  /** Milliseconds without another page stored before what waits is indexed anyway; default 1000. */
+  searchIdleMs?: number;
+}
+
+export function resultsQueries(db: Db, now: () => number = Date.now, o: IndexingOptions = {}) {
   const delPage = db.prepare<[number, number]>('DELETE FROM result_pages WHERE run_id = ? AND file_offset = ?');
   const insPage = db.prepare<[number, number, string, number], { id: number }>(
     'INSERT INTO result_pages (run_id, file_offset, raw_json, fetched_ms) VALUES (?, ?, ?, ?) RETURNING id');
@@ -142,6 +149,22 @@ export function resultsQueries(db: Db, now: () => number = Date.now) {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
 
   const index = searchIndexer(db);
+  const batchRows = o.searchBatchRows ?? SEARCH_BATCH_ROWS;
+  // Once storing pauses (a run's results complete, the app idle), what waits is indexed. Unref'd:
+  // it never keeps the process alive; a search or the next open catches up instead.
+  let idle: NodeJS.Timeout | undefined;
+  const whenIdle = (): void => {
+    clearTimeout(idle);
+    idle = setTimeout(() => {
+      // A failure (the store closed, another connection holding the lock) leaves the rows waiting
+      // for the next search or open, which catch up before anything reads the index.
+      try {
+        if (db.open) index.catchUp();
+      } catch {
+        // as said
+      }
+    }, o.searchIdleMs ?? 1000).unref();
+  };
 
   const rawPages = db.prepare<[number], { file_offset: number; raw_json: string }>('SELECT file_offset, raw_json FROM result_pages WHERE run_id = ? ORDER BY file_offset');
   const filesOfRun = db.prepare<[number], RawResultFile>(
@@ -168,9 +191,6 @@ export function resultsQueries(db: Db, now: () => number = Date.now) {
     delPage.run(runId, fileOffset);
     const pageId = insPage.get(runId, fileOffset, JSON.stringify(raw), now())!.id;
     const out: StoredPage = { pageId, resultFileIds: [], documents: 0, fields: 0, caseFields: 0 };
-    // Indexed for search once all are stored: one statement per index (search-index.ts).
-    const docIds: number[] = [];
-    const fieldIds: number[] = [];
     page.files.forEach((f, i) => {
       const local = f.input_file_path === null ? undefined : localFile.get(f.input_file_path, runId);
       const rfId = insFile.get(pageId, runId, i, local?.id ?? null, f.original_file_name, f.input_file_path)!.id;
@@ -178,11 +198,10 @@ export function resultsQueries(db: Db, now: () => number = Date.now) {
       f.documents.forEach((d, k) => {
         const docId = insDoc.get(rfId, k, d.class_name, JSON.stringify(d.page_numbers), bit(d.validations?.final_result_pass),
           d.classification_confidence?.model ?? null, bit(d.review_completed), d.post_processed_pdf_path ?? null)!.id;
-        docIds.push(docId);
         out.documents++;
         d.fields.forEach((x, n) => {
-          fieldIds.push(Number(insField.run(docId, n, x.field_name, x.value, x.type, x.error_msg, x.confidence?.model ?? null, x.confidence?.ocr ?? null,
-            bit(x.validations?.valid), json(x.validations?.alerts), json(x.source_coordinates), json(x.edit_history), isErrorField(x) ? 1 : 0).lastInsertRowid));
+          insField.run(docId, n, x.field_name, x.value, x.type, x.error_msg, x.confidence?.model ?? null, x.confidence?.ocr ?? null,
+            bit(x.validations?.valid), json(x.validations?.alerts), json(x.source_coordinates), json(x.edit_history), isErrorField(x) ? 1 : 0);
           out.fields++;
         });
       });
@@ -192,8 +211,8 @@ export function resultsQueries(db: Db, now: () => number = Date.now) {
         JSON.stringify(c.validations?.failures ?? []), JSON.stringify(c.input_fields));
       out.caseFields++;
     });
-    index.documents(docIds);
-    index.fields(fieldIds);
+    // Indexed for search in large units (search-index.ts): now when enough wait, else later.
+    index.maybeCatchUp(batchRows);
     return out;
   });
 
@@ -212,7 +231,18 @@ export function resultsQueries(db: Db, now: () => number = Date.now) {
      * and its normalised rows, in one transaction. Storing the same (run, file_offset) again
      * replaces the earlier copy (e.g. results re-fetched after a review).
      */
-    storeResultsPage: (runId: number, raw: unknown, page: ResultsPageView, fileOffset = 0): StoredPage => store.immediate(runId, raw, page, fileOffset),
+    storeResultsPage: (runId: number, raw: unknown, page: ResultsPageView, fileOffset = 0): StoredPage => {
+      const out = store.immediate(runId, raw, page, fileOffset);
+      whenIdle();
+      return out;
+    },
+    /** Makes every stored result searchable now (search does this itself before it reads). */
+    indexForSearch: (): void => {
+      clearTimeout(idle);
+      index.catchUp();
+    },
+    /** Stops the idle timer (the store closing). */
+    stopIndexing: (): void => clearTimeout(idle),
     /** The raw pages of a run, by file_offset. */
     rawPages(runId: number): { fileOffset: number; raw: unknown }[] {
       return rawPages.all(runId).map((p) => ({ fileOffset: p.file_offset, raw: JSON.parse(p.raw_json) as unknown }));

@@ -1,43 +1,65 @@
 /**
- * Adds stored documents and fields to the search indexes: one INSERT ... SELECT per table per
- * results page (migration 010 dropped the insert triggers that did it row by row).
+ * Adds stored documents and fields to the search indexes in large units (migration 011): a
+ * watermark (`search_watermark`) holds the last documents.id and fields.id indexed, and
+ * everything above it is indexed by one INSERT ... SELECT per index once enough rows wait, when
+ * storing pauses, before any search and when the store opens. Index and watermark change in one
+ * transaction, so after a crash the watermark says what is left.
  *
- * Why not a trigger: an INSERT that fires a trigger opens a statement savepoint, and FTS5 writes
- * its pending terms to disk at every savepoint, so each field row became an index segment of its
- * own, later merged again (over a third of ingest time, measured with perf on bench/store.ts).
- * One statement per page leaves FTS5 one segment per page.
+ * Why in large units: FTS5 writes one segment per statement and merges segments again and again
+ * as they gather; a segment per results page (~200 fields) made that merging and the commit of
+ * each page's segment the largest part of ingest (bench/README.md, "Store ingest (issue 14)").
+ * Why not triggers: a trigger made each row a segment of its own (migration 010).
  */
 import type { Db } from './db.js';
 
+/** Rows (fields) waiting before storing a page also indexes them; a search indexes the rest first. */
+export const SEARCH_BATCH_ROWS = 20_000;
+
 export interface SearchIndexer {
-  /** Indexes these documents (ids just stored) by class and file name. */
-  documents(ids: readonly number[]): void;
-  /** Indexes these fields (ids just stored) by value and name. */
-  fields(ids: readonly number[]): void;
+  /** Field rows stored but not yet searchable. */
+  pending(): number;
+  /** Indexes what waits once `batchRows` or more fields do; for the storing transaction. */
+  maybeCatchUp(batchRows: number): void;
+  /** Indexes every stored row above the watermark (its own transaction, or the caller's). */
+  catchUp(): void;
 }
 
+const NONE: SearchIndexer = { pending: () => 0, maybeCatchUp: () => {}, catchUp: () => {} };
+
 /**
- * The indexer for `db`'s schema. A store at a version before 010 (opened by the migration tests)
- * still has triggers that index each row, or no search index at all: nothing to do then.
+ * The indexer for `db`'s schema. A store before 011 (opened by the migration tests) indexes
+ * each row by trigger (before 010), or each page by the code of its own version: nothing to do.
  */
 export function searchIndexer(db: Db): SearchIndexer {
-  const has = (type: string, name: string): boolean =>
-    db.prepare<[string, string]>('SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?').get(type, name) !== undefined;
-  if (!has('table', 'field_search') || has('trigger', 'fields_search_insert')) return { documents: () => {}, fields: () => {} };
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_watermark'").get() === undefined) return NONE;
 
-  const docs = db.prepare<[string]>(
+  const mark = (t: string): string => `(SELECT last_id FROM search_watermark WHERE tbl = '${t}')`;
+  const pending = db.prepare<[], { n: number }>(`SELECT coalesce((SELECT max(id) FROM fields), 0) - ${mark('fields')} AS n`);
+  const docsPending = db.prepare<[], { n: number }>(`SELECT coalesce((SELECT max(id) FROM documents), 0) - ${mark('documents')} AS n`);
+  const docs = db.prepare(
     `INSERT INTO document_search (rowid, class_name, file_name, joined)
      SELECT d.id, d.class_name, rf.original_file_name, joined_words(concat_ws(' ', d.class_name, rf.original_file_name))
-     FROM documents d JOIN result_files rf ON rf.id = d.result_file_id WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.id`);
-  const fields = db.prepare<[string]>(
+     FROM documents d JOIN result_files rf ON rf.id = d.result_file_id WHERE d.id > ${mark('documents')} ORDER BY d.id`);
+  const fields = db.prepare(
     `INSERT INTO field_search (rowid, value, name, joined)
-     SELECT id, value, name, joined_words(value) FROM fields WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`);
+     SELECT id, value, name, joined_words(value) FROM fields WHERE id > ${mark('fields')} ORDER BY id`);
+  const advance = db.prepare(
+    `UPDATE search_watermark SET last_id = max(last_id, coalesce(CASE tbl WHEN 'fields' THEN (SELECT max(id) FROM fields) ELSE (SELECT max(id) FROM documents) END, 0))`);
+
+  const run = (): void => {
+    docs.run();
+    fields.run();
+    advance.run();
+  };
+  const inTransaction = db.transaction(run);
+  const pendingNow = (): number => pending.get()!.n;
   return {
-    documents: (ids) => {
-      if (ids.length) docs.run(JSON.stringify(ids));
+    pending: pendingNow,
+    maybeCatchUp: (batchRows) => {
+      if (pendingNow() >= batchRows) run();
     },
-    fields: (ids) => {
-      if (ids.length) fields.run(JSON.stringify(ids));
+    catchUp: () => {
+      if (pendingNow() > 0 || docsPending.get()!.n > 0) inTransaction.immediate();
     },
   };
 }

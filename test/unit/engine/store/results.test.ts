@@ -17,8 +17,12 @@ beforeEach(() => {
 afterEach(() => t.cleanup());
 
 const count = (table: string) => (s.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-/** Rows in the search indexes (one docsize row per indexed row), after checking they match the tables they index. */
+/**
+ * Rows in the search indexes (one docsize row per indexed row), after indexing what waits
+ * (search-index.ts) and checking they match the tables they index.
+ */
 const indexed = () => {
+  s.results.indexForSearch();
   for (const t of ['field_search', 'document_search']) s.db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
   return count('field_search_docsize') + count('document_search_docsize');
 };
