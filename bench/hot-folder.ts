@@ -1,8 +1,10 @@
-// Hot-folder throughput (issue 4): 10,000 files of 20 KB dropped into a watched folder, timed until
-// every file is uploaded and its run complete against the sandbox (own process, no page delay);
-// files/s and the engine's peak RSS. Baseline in the same run: the same files uploaded by
-// `xargs -P 8 curl` into one batch (upload only, no runs), as a ratio.
-//   npm run bench:hot-folder [-- --files 10000]
+// Hot-folder throughput (issues 4 and 14): files of 20 KB dropped into a watched folder, timed until
+// every file is uploaded and until its run is complete against the sandbox (own process, no page
+// delay); the engine's peak RSS. Baseline in the same run, same sandbox, same files: the service
+// client alone uploading 2,000 of them at its default concurrency (as `bench:upload` does for small
+// files), measured before and after the engine; the intake+upload rate is given as a ratio to the
+// faster of the two (files of their own, so both runs read the same). `--curl` adds the old `xargs -P 8 curl` baseline (slow here: a process per file).
+//   npm run bench:hot-folder [-- --files 10000] [--curl]
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,48 +19,83 @@ const arg = (name: string, dflt: number): number => {
   return i === -1 ? dflt : Number(process.argv[i + 1]);
 };
 const count = arg('files', 10_000);
+const clientCount = Math.min(count, 2000);
 const root = await mkdtemp(join(tmpdir(), 'docsync-bench-hot-'));
 const sb = await startSandboxProcess(['--page-delay-ms', '0', '--job-delay-ms', '10']);
 const client = new ServiceClient({ baseUrl: sb.url, token: TOKEN });
 const store = openStore(join(root, 'home', STORE_FILE));
 const engine = new Engine({ store, client, home: join(root, 'home'), poll: { initialMs: 200, maxMs: 2000 } });
+const rate = (n: number, ms: number): number => n / (ms / 1000);
+const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(0);
 try {
   const src = join(root, 'src');
   await mkdir(src);
   const names = Array.from({ length: count }, (_, i) => `scan-${String(i).padStart(5, '0')}.txt`);
   // Unique content per file (the engine skips duplicates by sha256).
-  for (const n of names) await writeFile(join(src, n), `INVOICE\nInvoice Number: ${n}\n${randomBytes(10_200).toString('hex')}`);
+  const content = (n: string): string => `INVOICE\nInvoice Number: ${n}\n${randomBytes(10_200).toString('hex')}`;
+  for (const n of names) await writeFile(join(src, n), content(n));
+  // The client's own files: the same size, in a folder of their own (the engine's are moved away by the drop).
+  const own = join(root, 'client');
+  await mkdir(own);
+  const ownNames = names.slice(0, clientCount).map((n) => `client-${n}`);
+  for (const n of ownNames) await writeFile(join(own, n), content(n));
 
-  const batch = await createBatch(sb.url, 'curl-baseline');
-  const script = `curl -sS -o /dev/null -w '%{http_code}\\n' -T "${src}/$1" -H 'Authorization: Bearer ${TOKEN}' '${sb.url}/v2/batches/${batch}/files/'"$1"`;
-  const curl = await timed(() => run('xargs', ['-P', '8', '-n', '1', 'sh', '-c', script, 'sh'], names.join('\n')));
-  if (curl.value.stdout.split('\n').filter((l) => l === '204').length !== count) throw new Error('curl baseline failed');
+  /** The client alone: the first files, all at once through its own concurrency limit, into a batch of their own. */
+  const clientAlone = async (label: string): Promise<number> => {
+    const batch = (await client.createBatch({ name: `client-${label}` })).id;
+    const t = await timed(() => Promise.all(ownNames.map((n) => client.putBatchFile(batch, n, join(own, n)))));
+    return rate(clientCount, t.ms);
+  };
+  const clientBefore = await clientAlone('before');
+
+  let curlLine = '';
+  if (process.argv.includes('--curl')) {
+    const batch = await createBatch(sb.url, 'curl-baseline');
+    const script = `curl -sS -o /dev/null -w '%{http_code}\\n' -T "${src}/$1" -H 'Authorization: Bearer ${TOKEN}' '${sb.url}/v2/batches/${batch}/files/'"$1"`;
+    const curl = await timed(() => run('xargs', ['-P', '8', '-n', '1', 'sh', '-c', script, 'sh'], names.join('\n')));
+    if (curl.value.stdout.split('\n').filter((l) => l === '204').length !== count) throw new Error('curl baseline failed');
+    curlLine = `  xargs -P 8 curl, upload only:      ${(curl.ms / 1000).toFixed(1)} s = ${rate(count, curl.ms).toFixed(0)} files/s`;
+  }
 
   const inbox = join(root, 'inbox');
   await mkdir(inbox);
   await engine.start();
   await engine.addFolder({ path: inbox, deployment: 'sandbox-invoices', stabilityMs: 500, rescanIntervalMs: 60_000, batching: { quietMs: 2000, maxFiles: 500, maxBytes: 1 << 30 } });
+  const rssBefore = process.memoryUsage().rss;
   const t0 = performance.now();
   // "Dropped": moved in, as a scanner or a person's file manager does.
   await run('sh', ['-c', `mv "${src}"/* "${inbox}"/`]);
-  // When the last file reached each stage: where the time goes.
+  // When the last file reached each stage: where the time goes. RSS sampled as it goes, to see it stay flat.
   const reached: Record<string, number> = {};
+  const rssAt: Record<string, number> = {};
   for (;;) {
     const c = store.files.countByState();
     const at = (performance.now() - t0) / 1000;
     const rows = Object.values(c).reduce((a, b) => a + b, 0);
     const past = { queued: rows >= count ? rows - c.discovered - c.stable : 0, uploaded: c.uploaded + c.running + c.done + c.failed, running: c.running + c.done + c.failed, finished: c.done + c.failed + c.skipped };
-    for (const [k, v] of Object.entries(past)) if (v >= count && reached[k] === undefined) reached[k] = at;
+    for (const [k, v] of Object.entries(past)) {
+      if (v >= count && reached[k] === undefined) {
+        reached[k] = at;
+        rssAt[k] = process.memoryUsage().rss;
+      }
+    }
     if (past.finished >= count) break;
     await new Promise((r) => setTimeout(r, 250));
   }
   const ms = performance.now() - t0;
+  const peak = process.resourceUsage().maxRSS * 1024;
   const c = store.files.countByState();
+  const clientAfter = await clientAlone('after');
+  const clientRate = Math.max(clientBefore, clientAfter);
+  const upMs = (reached.uploaded as number) * 1000;
   console.log(`hot folder: ${count.toLocaleString('en')} files of 20 KB, dropped in at once`);
-  console.log(`  engine, until every run completed: ${(ms / 1000).toFixed(1)} s = ${(count / (ms / 1000)).toFixed(0)} files/s (done ${c.done}, failed ${c.failed}, skipped ${c.skipped}; ${store.runs.listRuns().length} runs)`);
-  console.log(`  xargs -P 8 curl, upload only:      ${(curl.ms / 1000).toFixed(1)} s = ${(count / (curl.ms / 1000)).toFixed(0)} files/s; ratio engine/curl ${(curl.ms / ms).toFixed(2)}`);
+  console.log(`  engine, until every run completed: ${(ms / 1000).toFixed(1)} s = ${rate(count, ms).toFixed(0)} files/s (done ${c.done}, failed ${c.failed}, skipped ${c.skipped}; ${store.runs.listRuns().length} runs)`);
+  console.log(`  intake + upload (all uploaded):    ${(upMs / 1000).toFixed(1)} s = ${rate(count, upMs).toFixed(0)} files/s`);
+  console.log(`  client alone, ${clientCount} files:        ${clientBefore.toFixed(0)} files/s before, ${clientAfter.toFixed(0)} after`);
+  console.log(`  ratio intake+upload / client:      ${(rate(count, upMs) / clientRate).toFixed(2)} (against the faster client run; target >= 0.8)`);
+  if (curlLine) console.log(curlLine);
   console.log(`  all files past each stage at: ${Object.entries(reached).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}`);
-  console.log(`  engine process peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+  console.log(`  engine process RSS: ${mb(rssBefore)} MB before the drop; ${Object.entries(rssAt).map(([k, v]) => `${mb(v)} MB at ${k}`).join(', ')}; peak ${mb(peak)} MB (target < 250 MB)`);
 } finally {
   await engine.stop();
   client.close();

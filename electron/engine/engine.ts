@@ -2,7 +2,7 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import { rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { FOLDER_DEFAULTS, validateFolderSettings, type FolderRunSettings, type FolderTarget, type HotFolderSettings } from '../../shared/hot-folder.js';
-import { inWords, log, setState, settingsOf, technical, type EngineEvents, type PipelineContext } from './pipeline/context.js';
+import { inWords, log, pipelineContext, setState, settingsOf, technical, type EngineEvents, type PipelineContext } from './pipeline/context.js';
 import { retryLater } from '../../shared/ui/messages.js';
 import { DEFAULT_POLL, followRun, type PollPolicy } from './pipeline/follower.js';
 import { sha256File } from './pipeline/hash.js';
@@ -41,6 +41,14 @@ export interface EngineOptions {
 /** How often the store's folder table is compared with the running watchers. */
 const FOLDER_SYNC_MS = 3000;
 
+/**
+ * Storing a finished run's results waits for files still to be taken in or uploaded (uploadsFirst in
+ * context.ts), at most this long per page, so a steady stream of files cannot hold results back for good.
+ */
+const UPLOADS_FIRST_MAX_MS = 30_000;
+/** How often that wait looks again: the uploads it waits for end in many places. */
+const UPLOADS_FIRST_POLL_MS = 100;
+
 interface FolderLoop {
   row: FolderRow;
   settings: HotFolderSettings;
@@ -73,6 +81,8 @@ export class Engine extends EventEmitter<EngineEvents> {
   private readonly folders = new Map<number, FolderLoop>();
   /** Files hashed and taken in at once: a drop of 10,000 files opens 8 at a time, not 10,000 (EMFILE, memory). */
   private readonly intakeSlots = new Semaphore(8);
+  /** Stable files reported by a watcher and not yet taken in (waiting for a slot, hashed, or being stored). */
+  private intakePending = 0;
   private readonly ctl = new AbortController();
   private readonly queue: number[] = [];
   private readonly uploading = new Set<number>();
@@ -94,7 +104,12 @@ export class Engine extends EventEmitter<EngineEvents> {
     // Every upload and poll in flight listens on the engine's stop signal: a dozen or more at once is normal.
     setMaxListeners(1000, this.ctl.signal);
     this.serviceId = o.store.services.ensure(o.service ?? { url: normalizeUrl(o.client.config.baseUrl), context: o.client.config.context ?? null }).id;
-    this.ctx = { store: o.store, client: o.client, home: o.home, serviceId: this.serviceId, emit: (e, ...a) => (this.emit as (e: string, ...a: unknown[]) => boolean)(e, ...a) };
+    this.ctx = pipelineContext(
+      { store: o.store, client: o.client, home: o.home, serviceId: this.serviceId },
+      (e, ...a) => (this.emit as (e: string, ...a: unknown[]) => boolean)(e, ...a),
+      (e) => log(this.ctx, 'warn', 'Something went wrong while DocSync showed a change.', { detail: technical(e) }),
+    );
+    this.ctx.uploadsFirst = () => this.uploadsFirst();
     this.on('progress', (p) => this.transfers.set(p.fileId, { sent: p.sent, total: p.total }));
     this.on('file', ({ file }) => {
       if (file.state !== 'uploading') this.transfers.delete(file.id);
@@ -278,7 +293,8 @@ export class Engine extends EventEmitter<EngineEvents> {
     for (const f of this.store.files.list({ folderId: row.id })) {
       if ((f.state === 'stable' || f.state === 'queued') && f.batchId === null) this.plan(loop, f);
     }
-    watcher.on('stable', (obs) =>
+    watcher.on('stable', (obs) => {
+      this.intakePending++;
       this.task(async () => {
         // After a stop, or once this folder is removed or restarted with new settings, the files still
         // waiting for a slot are left: the next scan sees them again. (Checked in the slot, not with an
@@ -291,10 +307,14 @@ export class Engine extends EventEmitter<EngineEvents> {
           loop.planner.remove(p);
           watcher.retake(p);
         };
-        const f = await this.intakeSlots.run(async () => (current() ? intake(this.ctx, row.id, settings, obs, unreadable) : null));
-        if (f && current()) this.plan(loop, f);
-      }),
-    );
+        try {
+          const f = await this.intakeSlots.run(async () => (current() ? intake(this.ctx, row.id, settings, obs, unreadable) : null));
+          if (f && current()) this.plan(loop, f);
+        } finally {
+          this.intakePending--;
+        }
+      });
+    });
     watcher.on('error', (e) => log(this.ctx, 'warn', `${settings.path}: ${e.message}`));
     // Stored, so the folder list shows them (here and in another process), and announced.
     const unreadable = (dirs: string[]): void => {
@@ -475,6 +495,19 @@ export class Engine extends EventEmitter<EngineEvents> {
   }
 
   // ---- scheduling --------------------------------------------------------------------------
+
+  /** Files wait to be taken in, batched or uploaded (and uploads are not paused). */
+  private uploadsPending(): boolean {
+    if (this.paused) return false;
+    if (this.intakePending > 0 || this.queue.length > 0 || this.uploading.size > 0) return true;
+    for (const loop of this.folders.values()) if (loop.planner.nextDeadline() !== undefined) return true;
+    return false;
+  }
+
+  private async uploadsFirst(): Promise<void> {
+    const until = performance.now() + UPLOADS_FIRST_MAX_MS;
+    while (this.uploadsPending() && performance.now() < until && !this.ctl.signal.aborted) await new Promise((r) => setTimeout(r, UPLOADS_FIRST_POLL_MS));
+  }
 
   private task(fn: () => Promise<unknown>): void {
     const p = fn()
