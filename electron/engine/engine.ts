@@ -18,7 +18,8 @@ import type { FileRow, FileState, FolderRow, ServiceKey, Store } from './store/i
 import { BatchPlanner, type BatchFile } from './watch/batcher.js';
 import { scanFolder } from './watch/scan.js';
 import { createFilter } from './watch/ignore.js';
-import { FolderWatcher } from './watch/watcher.js';
+import { FolderWatcher, type StableFile } from './watch/watcher.js';
+import { Fifo } from './pipeline/fifo.js';
 import { notRegular } from './watch/file-kind.js';
 
 export interface EngineOptions {
@@ -38,6 +39,9 @@ export interface EngineOptions {
   retry?: { initialMs: number; maxMs: number };
 }
 
+/** Workers taking in one folder's stable files (each holds one of the engine's 8 intake slots while it reads a file). */
+const TAKERS_PER_FOLDER = 8;
+
 /** How often the store's folder table is compared with the running watchers. */
 const FOLDER_SYNC_MS = 3000;
 
@@ -55,6 +59,10 @@ interface FolderLoop {
   watcher: FolderWatcher;
   planner: BatchPlanner<BatchFile & { id: number }>;
   timer?: NodeJS.Timeout;
+  /** Stable files reported by the watcher, waiting to be taken in (takeIn). */
+  waiting: Fifo<StableFile>;
+  /** Workers taking them in now. */
+  takers: number;
 }
 
 export interface EngineStatus {
@@ -81,8 +89,6 @@ export class Engine extends EventEmitter<EngineEvents> {
   private readonly folders = new Map<number, FolderLoop>();
   /** Files hashed and taken in at once: a drop of 10,000 files opens 8 at a time, not 10,000 (EMFILE, memory). */
   private readonly intakeSlots = new Semaphore(8);
-  /** Stable files reported by a watcher and not yet taken in (waiting for a slot, hashed, or being stored). */
-  private intakePending = 0;
   private readonly ctl = new AbortController();
   private readonly queue: number[] = [];
   private readonly uploading = new Set<number>();
@@ -161,6 +167,7 @@ export class Engine extends EventEmitter<EngineEvents> {
     for (const f of this.follows.values()) clearTimeout(f.timer);
     for (const loop of this.folders.values()) {
       clearTimeout(loop.timer);
+      loop.waiting.clear();
       await loop.watcher.stop();
     }
     this.folders.clear();
@@ -273,6 +280,7 @@ export class Engine extends EventEmitter<EngineEvents> {
     if (!loop) return;
     clearTimeout(loop.timer);
     this.folders.delete(id);
+    loop.waiting.clear();
     await loop.watcher.stop();
   }
 
@@ -287,33 +295,15 @@ export class Engine extends EventEmitter<EngineEvents> {
       rescanIntervalMs: settings.rescanIntervalMs,
       polling: settings.polling,
     });
-    const loop: FolderLoop = { row, settings, watcher, planner: new BatchPlanner(settings.batching) };
+    const loop: FolderLoop = { row, settings, watcher, planner: new BatchPlanner(settings.batching), waiting: new Fifo(), takers: 0 };
     this.folders.set(row.id, loop);
     // Files that were ready but not yet in a batch when the last process stopped.
     for (const f of this.store.files.list({ folderId: row.id })) {
       if ((f.state === 'stable' || f.state === 'queued') && f.batchId === null) this.plan(loop, f);
     }
     watcher.on('stable', (obs) => {
-      this.intakePending++;
-      this.task(async () => {
-        // After a stop, or once this folder is removed or restarted with new settings, the files still
-        // waiting for a slot are left: the next scan sees them again. (Checked in the slot, not with an
-        // abort listener per waiting file.)
-        const stopped = this.ctl.signal;
-        const current = (): boolean => !stopped.aborted && this.folders.get(row.id) === loop;
-        // A file that cannot be read is shown as failed; the watcher forgets that it reported this
-        // version, so the next change event (a chmod) or rescan brings it back once it can be read.
-        const unreadable = (p: string): void => {
-          loop.planner.remove(p);
-          watcher.retake(p);
-        };
-        try {
-          const f = await this.intakeSlots.run(async () => (current() ? intake(this.ctx, row.id, settings, obs, unreadable) : null));
-          if (f && current()) this.plan(loop, f);
-        } finally {
-          this.intakePending--;
-        }
-      });
+      loop.waiting.push(obs);
+      this.takeIn(loop);
     });
     watcher.on('error', (e) => log(this.ctx, 'warn', `${settings.path}: ${e.message}`));
     // Stored, so the folder list shows them (here and in another process), and announced.
@@ -326,6 +316,40 @@ export class Engine extends EventEmitter<EngineEvents> {
     await watcher.start();
     // The first scan's finding replaces the last process's (it may have found none: no event then).
     unreadable(watcher.unreadableFolders);
+  }
+
+  /**
+   * Takes in the folder's waiting stable files with a few workers (the engine-wide intake slots bound
+   * the files open at once). After a stop, or once this folder is removed or restarted with new
+   * settings, the files still waiting are left: the next scan sees them again.
+   */
+  private takeIn(loop: FolderLoop): void {
+    const stopped = this.ctl.signal;
+    const current = (): boolean => !stopped.aborted && this.folders.get(loop.row.id) === loop;
+    // A file that cannot be read is shown as failed; the watcher forgets that it reported this
+    // version, so the next change event (a chmod) or rescan brings it back once it can be read.
+    const unreadable = (p: string): void => {
+      loop.planner.remove(p);
+      loop.watcher.retake(p);
+    };
+    while (loop.takers < TAKERS_PER_FOLDER && loop.waiting.size > 0 && current()) {
+      loop.takers++;
+      this.task(async () => {
+        try {
+          for (let obs = loop.waiting.shift(); obs && current(); obs = loop.waiting.shift()) {
+            const seen = obs;
+            try {
+              const f = await this.intakeSlots.run(async () => (current() ? intake(this.ctx, loop.row.id, loop.settings, seen, unreadable) : null));
+              if (f && current()) this.plan(loop, f);
+            } catch (e) {
+              log(this.ctx, 'error', `Something went wrong: ${inWords(e)}`, { detail: `${seen.path}: ${technical(e)}` });
+            }
+          }
+        } finally {
+          loop.takers--;
+        }
+      });
+    }
   }
 
   private plan(loop: FolderLoop, f: FileRow): void {
@@ -499,8 +523,8 @@ export class Engine extends EventEmitter<EngineEvents> {
   /** Files wait to be taken in, batched or uploaded (and uploads are not paused). */
   private uploadsPending(): boolean {
     if (this.paused) return false;
-    if (this.intakePending > 0 || this.queue.length > 0 || this.uploading.size > 0) return true;
-    for (const loop of this.folders.values()) if (loop.planner.nextDeadline() !== undefined) return true;
+    if (this.queue.length > 0 || this.uploading.size > 0) return true;
+    for (const loop of this.folders.values()) if (loop.waiting.size > 0 || loop.takers > 0 || loop.planner.nextDeadline() !== undefined) return true;
     return false;
   }
 

@@ -22,7 +22,7 @@ export async function intake(
   if (known && known.size === obs.size && known.mtimeMs === mtimeMs && known.state !== 'discovered' && !isUnreadable(known)) return null;
   let sha: string;
   try {
-    sha = await sha256File(obs.path);
+    sha = await sha256File(obs.path, obs.size);
   } catch (err) {
     const why = cannotRead(err);
     if (why === null) return null; // gone again: the next scan will say
