@@ -29,11 +29,12 @@ export interface PipelineContext {
   /** Runs store writes in the next group commit (group-commit.ts); resolves once they are committed. */
   commit<T>(fn: () => T): Promise<T>;
   /**
-   * Resolves when no file waits to be taken in or uploaded, or after a while at the latest: storing a
-   * finished run's results (local work that can wait) gives way to uploads (work the service waits for).
-   * Absent: at once.
+   * Runs `fn` (fetching and storing one page of a finished run's results, or finishing its files) when
+   * it is results' turn: after the files waiting to be taken in or uploaded (at most a while), and one
+   * such step at a time engine-wide. Results are local work that can wait; uploads are work the service
+   * waits for, and several runs' pages at once held as many pages in memory. Absent: at once.
    */
-  uploadsFirst?: () => Promise<void>;
+  resultsTurn?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 type Emit = PipelineContext['emit'];
