@@ -86,8 +86,10 @@ try {
       perQuery.get(q)?.push(ms);
     }
   }
-  // The last two as people type them (issue 12): a prefix across the hyphen, a number with a thousands separator.
-  const extra = ['invoice', 'Acme invoice', 'receipt Acme', 'scan-123 total', 'INV-000012', '1,000.5'].map((q) => {
+  // The last ones as people type them (issue 12): a prefix across the hyphen, a number with a thousands
+  // separator, the same digits as a plain prefix ("125", the baseline of the next three), a number half
+  // typed ("1,25"), and a number with a space or an apostrophe as thousands separator.
+  const extra = ['invoice', 'Acme invoice', 'receipt Acme', 'scan-123 total', 'INV-000012', '1,000.5', '125', '1,25', '1 250', "1'250"].map((q) => {
     const xs: number[] = [];
     for (let r = 0; r < 11; r++) {
       const s = performance.now();
@@ -106,6 +108,9 @@ try {
   console.log(`search over them (${lat.length} queries, limit 50): p50 ${pct(50).toFixed(1)} ms, p95 ${pct(95).toFixed(1)} ms (target p95 < 50 ms)`);
   console.log(`  slowest queries (median): ${slowest.map(([q, ms]) => `"${q}" ${ms.toFixed(1)} ms`).join(', ')}`);
   console.log(`  more queries (median): ${extra.map(([q, ms]) => `"${q}" ${ms.toFixed(1)} ms`).join(', ')}`);
+  const median = new Map(extra);
+  const base = median.get('125') as number;
+  console.log(`  numbers as typed against "125" (ratio): ${['1,25', '1 250', "1'250"].map((q) => `"${q}" ${((median.get(q) as number) / base).toFixed(2)}`).join(', ')}`);
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

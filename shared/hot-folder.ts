@@ -20,7 +20,13 @@ export interface FolderRunSettings {
 }
 
 export interface FolderBatching {
-  /** A batch closes after this long without a new file (reset by each new file). */
+  /**
+   * A batch closes after `minQuietMs` without a new file; while files keep coming, that wait grows to
+   * twice the longest gap between the batch's files, up to `quietMs` (see electron/engine/watch/batcher.ts).
+   * A single scan is not held back; a scanner feeding a stack still fills one batch.
+   */
+  minQuietMs: number;
+  /** The longest wait without a new file that keeps a batch open. */
   quietMs: number;
   /** A batch closes as soon as it holds this many files. */
   maxFiles: number;
@@ -39,7 +45,10 @@ export interface HotFolderSettings {
   ignore: string[];
   /** Polling instead of native events (network shares). */
   polling: { enabled: boolean; intervalMs: number };
-  /** A file is stable when its size and mtime are unchanged for this long. */
+  /**
+   * A file is stable when its size and mtime are unchanged for this long. In a folder that is not
+   * polled, on Linux, a file no visible program has open for writing is stable sooner (QUICK_STABLE_MS).
+   */
   stabilityMs: number;
   /** Full rescan period; catches whatever the watcher misses. */
   rescanIntervalMs: number;
@@ -54,6 +63,12 @@ export interface HotFolderSettings {
   reprocessDuplicates: boolean;
 }
 
+/**
+ * How long a file's size and mtime must hold when no visible program has it open for writing (the
+ * quick stability rule): two looks this far apart, so a writer that closes and reopens is still seen.
+ */
+export const QUICK_STABLE_MS = 500;
+
 export const FOLDER_DEFAULTS = {
   recursive: true,
   include: [] as string[],
@@ -61,7 +76,7 @@ export const FOLDER_DEFAULTS = {
   polling: { enabled: false, intervalMs: 2000 },
   stabilityMs: 2000,
   rescanIntervalMs: 5 * 60_000,
-  batching: { quietMs: 10_000, maxFiles: 100, maxBytes: 1024 * 1024 * 1024 },
+  batching: { minQuietMs: 1000, quietMs: 10_000, maxFiles: 100, maxBytes: 1024 * 1024 * 1024 },
   afterSuccess: { action: 'keep' } as AfterSuccess,
   afterFailure: { errorDir: null as string | null },
   run: { tags: [] as string[], customKeys: {} as Record<string, unknown>, pdfPasswords: {} as Record<string, string>, postProcessPdf: false },
@@ -226,9 +241,14 @@ export function validateFolderSettings(raw: unknown): ValidationResult {
   const rescanIntervalMs = int(raw.rescanIntervalMs, 'rescanIntervalMs', FOLDER_DEFAULTS.rescanIntervalMs, LIMITS.rescanIntervalMs);
 
   const b = obj(raw.batching, 'batching');
-  onlyKeys(b, 'batching', ['quietMs', 'maxFiles', 'maxBytes']);
+  onlyKeys(b, 'batching', ['minQuietMs', 'quietMs', 'maxFiles', 'maxBytes']);
+  const quietMs = int(b.quietMs, 'batching.quietMs', FOLDER_DEFAULTS.batching.quietMs, LIMITS.quietMs);
+  // Folders stored before minQuietMs existed get the default, or their quietMs when that is shorter.
+  const minQuietMs = int(b.minQuietMs, 'batching.minQuietMs', Math.min(FOLDER_DEFAULTS.batching.minQuietMs, quietMs), LIMITS.quietMs);
+  if (minQuietMs > quietMs) errors.push(`batching.minQuietMs must not be longer than batching.quietMs (${minQuietMs} > ${quietMs})`);
   const batching: FolderBatching = {
-    quietMs: int(b.quietMs, 'batching.quietMs', FOLDER_DEFAULTS.batching.quietMs, LIMITS.quietMs),
+    minQuietMs,
+    quietMs,
     maxFiles: int(b.maxFiles, 'batching.maxFiles', FOLDER_DEFAULTS.batching.maxFiles, LIMITS.maxFiles),
     maxBytes: int(b.maxBytes, 'batching.maxBytes', FOLDER_DEFAULTS.batching.maxBytes, LIMITS.maxBytes),
   };

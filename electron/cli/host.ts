@@ -5,11 +5,12 @@
 import { clientConfigOf, resolveConnection, type Connection } from '../engine/config/connection.js';
 import { KeytarStore } from '../engine/config/credentials.js';
 import { Engine } from '../engine/engine.js';
-import { isServiceError, ServiceClient } from '../engine/service/index.js';
+import { ServiceClient } from '../engine/service/index.js';
 import { probeOnce } from '../engine/service/probe.js';
 import type { Store } from '../engine/store/index.js';
 import { UsageError } from './args.js';
 import { dataHome, openLocalStore } from './local.js';
+import { inCliWords } from './words.js';
 
 export { dataHome, openLocalStore };
 
@@ -23,15 +24,6 @@ export async function requireConnection(home = dataHome()): Promise<Connection> 
 /** What the command line offers where the keychain cannot be used: a token given per command, never saved. */
 export const NO_KEYCHAIN_OFFER = 'give the token to each command instead with DOCSYNC_URL and DOCSYNC_TOKEN (used for that command only, never saved)';
 
-/** The service's answers, explained in one line. */
-export function explainServiceError(err: unknown, url: string): Error {
-  if (!isServiceError(err)) return err instanceof Error ? err : new Error(String(err));
-  if (err.kind === 'http' && err.status === 401) return new Error(`${url} refused the token (401): ${err.message}`);
-  if (err.kind === 'http' && err.status === 403) return new Error(`${url} refused access (403): ${err.message}`);
-  if (err.kind === 'network' || err.kind === 'timeout') return new Error(`cannot reach ${url}: ${err.message}`);
-  return new Error(`${url}: ${err.describe()}`);
-}
-
 /**
  * Checks the URL and token with one cheap call (see service/probe.ts),
  * so a wrong token or an unreachable service fails at once instead of inside the engine.
@@ -40,7 +32,7 @@ export async function verifyConnection(conn: Pick<Connection, 'url' | 'token' | 
   try {
     await probeOnce(conn);
   } catch (err) {
-    throw explainServiceError(err, conn.url);
+    throw inCliWords(err, conn.url);
   }
 }
 

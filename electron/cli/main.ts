@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { UsageError } from './args.js';
+import { inCliWords } from './words.js';
 const HELP = `docsync <command> [options]   (docsync <command> --help for its options)
 
 Commands:
@@ -81,7 +82,8 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 
 main(process.argv.slice(2)).then(exitWhenFlushed, (err: unknown) => {
   // One line, always: messages from below may carry newlines.
-  const line = (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, ' ').trim();
+  // A service error no command worded itself still reads in the shared words (the detail: DOCSYNC_DEBUG).
+  const line = inCliWords(err).message.replace(/\s*\n\s*/g, ' ').trim();
   console.error(`docsync: ${line}`);
   if (!(err instanceof UsageError) && process.env.DOCSYNC_DEBUG) console.error(err);
   exitWhenFlushed(err instanceof UsageError ? 2 : 1);

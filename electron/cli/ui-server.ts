@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import { EVENT_CHANNELS, HTTP, MAX_STAGED_BYTES } from '../../shared/ui/contract.js';
+import { errorReply } from '../../shared/ui/errors.js';
 import { decodeWire, encodeWire } from '../../shared/ui/wire.js';
 import type { AppCore } from '../engine/app/core.js';
 
@@ -88,7 +89,7 @@ export async function startUiServer(core: AppCore, o: { port: number; rendererDi
       const args = raw === '' ? {} : decodeWire(raw);
       result = { ok: true, result: await core.call(decodeURIComponent(channel), args) };
     } catch (err) {
-      result = { ok: false, error: err instanceof Error ? err.message : String(err) };
+      result = errorReply(err instanceof Error ? err.message : String(err), err);
     }
     send(res, 200, encodeWire(result), 'application/json; charset=utf-8');
   };

@@ -1,9 +1,9 @@
 import { EventEmitter, setMaxListeners } from 'node:events';
 import { rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { FOLDER_DEFAULTS, validateFolderSettings, type FolderRunSettings, type FolderTarget, type HotFolderSettings } from '../../shared/hot-folder.js';
+import { FOLDER_DEFAULTS, QUICK_STABLE_MS, validateFolderSettings, type FolderRunSettings, type FolderTarget, type HotFolderSettings } from '../../shared/hot-folder.js';
 import { inWords, log, pipelineContext, setState, settingsOf, technical, type EngineEvents, type PipelineContext } from './pipeline/context.js';
-import { retryLater } from '../../shared/ui/messages.js';
+import { fileNamed, retryLater } from '../../shared/ui/messages.js';
 import { DEFAULT_POLL, followRun, type PollPolicy } from './pipeline/follower.js';
 import { sha256File } from './pipeline/hash.js';
 import { intake, recordBatch } from './pipeline/intake.js';
@@ -21,6 +21,7 @@ import { createFilter } from './watch/ignore.js';
 import { FolderWatcher, type StableFile } from './watch/watcher.js';
 import { Fifo } from './pipeline/fifo.js';
 import { notRegular } from './watch/file-kind.js';
+import { canSeeWriters, openForWriting } from './watch/writers.js';
 
 export interface EngineOptions {
   store: Store;
@@ -300,6 +301,8 @@ export class Engine extends EventEmitter<EngineEvents> {
       stabilityMs: settings.stabilityMs,
       rescanIntervalMs: settings.rescanIntervalMs,
       polling: settings.polling,
+      // A polled folder is a network share: other machines' handles are invisible, size and time decide.
+      quickStable: canSeeWriters && !settings.polling.enabled ? { ms: QUICK_STABLE_MS, writers: openForWriting } : undefined,
     });
     const loop: FolderLoop = { row, settings, watcher, planner: new BatchPlanner(settings.batching), waiting: new Fifo(), takers: 0 };
     this.folders.set(row.id, loop);
@@ -421,11 +424,11 @@ export class Engine extends EventEmitter<EngineEvents> {
   async retryFile(fileId: number): Promise<FileRow> {
     const f = this.store.files.get(fileId);
     if (!f) throw new Error(`no file with id ${fileId}`);
-    if (f.state !== 'failed') throw new Error(`file ${fileId} is ${f.state}; only a failed file can be retried`);
+    if (f.state !== 'failed') throw new Error(`${this.named(f)} is ${f.state}; only a failed file can be retried`);
     const folder = f.folderId !== null ? this.store.folders.get(f.folderId) : undefined;
     const oldPlan = f.batchId !== null ? this.store.runs.batch(f.batchId)?.plan : null;
     const plan: BatchPlan | null = folder ? { target: settingsOf(folder).target, run: settingsOf(folder).run } : oldPlan ? (JSON.parse(oldPlan) as BatchPlan) : null;
-    if (!plan) throw new Error(`file ${fileId} has no folder or earlier batch to take its settings from`);
+    if (!plan) throw new Error(`${this.named(f)} has no hot folder or earlier upload to take its settings from`);
     await this.bringBack(f, folder);
     // Still unreadable: say so now rather than fail the upload in the background.
     const problem = await readProblem(f.path);
@@ -494,11 +497,16 @@ export class Engine extends EventEmitter<EngineEvents> {
     return typeof at === 'number' ? Date.now() + Math.max(0, at - performance.now()) : null;
   }
 
+  /** A file in a message: its name, and its folder when another file has the same name. */
+  private named(f: FileRow): string {
+    return fileNamed(f.path, f.originalName, this.store.files.hasNamesake(f));
+  }
+
   /** A file not yet uploading is set aside. */
   cancelFile(fileId: number): FileRow {
     const f = this.store.files.get(fileId);
     if (!f) throw new Error(`no file with id ${fileId}`);
-    if (!['discovered', 'stable', 'queued'].includes(f.state)) throw new Error(`file ${fileId} is ${f.state}; only a file waiting for upload can be cancelled`);
+    if (!['discovered', 'stable', 'queued'].includes(f.state)) throw new Error(`${this.named(f)} is ${f.state}; only a file waiting for upload can be cancelled`);
     for (const loop of this.folders.values()) loop.planner.remove(f.path);
     return setState(this.ctx, f.id, 'skipped', 'cancelled by the user');
   }

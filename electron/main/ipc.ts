@@ -5,6 +5,7 @@
  */
 import { BrowserWindow, ipcMain, type IpcMainInvokeEvent } from 'electron';
 import { EVENT_CHANNELS, REQUEST_CHANNELS, type EventChannel, type Events } from '../../shared/ui/contract.js';
+import { errorReply } from '../../shared/ui/errors.js';
 import { ipcEventChannel, ipcRequestChannel, type IpcReply } from '../../shared/ui/ipc.js';
 import type { CorePort } from './core-port.js';
 import { log, oneLine } from './log.js';
@@ -32,7 +33,7 @@ export function registerIpc(core: CorePort, origin: RendererOrigin): () => void 
       try {
         return { ok: true, result: await core.call(channel, raw) };
       } catch (err) {
-        return { ok: false, error: oneLine(err) };
+        return errorReply(oneLine(err), err);
       }
     });
   }

@@ -12,11 +12,8 @@ import { ipcEventChannel, ipcRequestChannel, type IpcReply } from '../../shared/
 const requests = Object.fromEntries(
   REQUEST_CHANNELS.map((channel) => {
     const name = ipcRequestChannel(channel);
-    const call = async (args: unknown): Promise<unknown> => {
-      const reply = (await ipcRenderer.invoke(name, args)) as IpcReply<unknown>;
-      if (!reply.ok) throw new Error(reply.error);
-      return reply.result;
-    };
+    // The envelope as the main process sent it (plain data: it crosses the contextBridge whole).
+    const call = async (args: unknown): Promise<IpcReply<unknown>> => (await ipcRenderer.invoke(name, args)) as IpcReply<unknown>;
     return [channel, call];
   }),
 ) as unknown as PreloadApi['requests'];

@@ -8,6 +8,7 @@
 import { FILE_STATES } from '../file-states.js';
 import type { FolderTarget } from '../hot-folder.js';
 import { arrayOf, bool, bytes, int, obj, oneOf, optional, str, union, unknown, type Check } from './check.js';
+import type { IpcReply } from './ipc.js';
 import type {
   AppInfo, ExportFile, FileHistoryEntry, FileState, FileView, FolderView, Notice, Page, ResultFileView, ResultTreeFolder, RunResultsView,
   RunView, SearchHitView, StatusView, ConnectionState, Transfer,
@@ -165,7 +166,11 @@ export type { FileState };
 
 /** What the Electron preload exposes as `window.docsync`: one method per channel, nothing generic. */
 export type PreloadApi = {
-  readonly requests: { readonly [C in RequestChannel]: (args: Args<C>) => Promise<Results[C]> };
+  /**
+   * The reply envelope, not a thrown Error: an Error crossing Electron's contextBridge keeps only its
+   * message, and the renderer needs the error's code too (shared/ui/errors.ts).
+   */
+  readonly requests: { readonly [C in RequestChannel]: (args: Args<C>) => Promise<IpcReply<Results[C]>> };
   readonly events: { readonly [E in EventChannel]: (fn: (payload: Events[E]) => void) => () => void };
   /** Electron only: the local path of a dropped File (webUtils.getPathForFile). */
   readonly pathForFile: (file: unknown) => string;

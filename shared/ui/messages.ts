@@ -90,16 +90,40 @@ const NETWORK: Record<string, string> = {
 export function offlineReason(e: ServiceProblemLike): string {
   if (e.kind === 'network') return (e.code && NETWORK[e.code]) || 'the connection failed';
   if (e.kind === 'timeout') return 'it did not answer in time';
-  if (e.kind === 'http' && (e.status ?? 0) >= 500) return `it answers with errors (error ${e.status})`;
+  if (e.kind === 'http' && (e.status ?? 0) >= 500) return 'it answers with errors';
   return serviceProblem(e);
 }
 
-/** What went wrong talking to the service, in a person's words (no operation names or error codes up front). */
-export function serviceProblem(e: ServiceProblemLike): string {
+/**
+ * What the person can do, where the host has its own way (the app points at a screen, the command
+ * line at a command); without them the sentence says what DocSync's caller adds after it.
+ */
+export interface ServiceHints {
+  /** The service as the sentence names it (the command line names its address); default "the service". */
+  service?: string;
+  /** After a refused token; default "sign in again". */
+  signIn?: string;
+  /** After a refusal of access (quota, trial, permission). */
+  access?: string;
+  /** After an unreachable service. */
+  reach?: string;
+}
+
+/** The service's own reason, unless it is only a status line ("HTTP 400 Bad Request"), which says nothing more. */
+const saidByService = (msg: string): string | null => (/^HTTP \d{3}\b/.test(msg.trim()) || !msg.trim() ? null : msg.trim());
+const then = (hint: string | undefined): string => (hint ? `: ${hint}` : '');
+
+/**
+ * What went wrong talking to the service, in a person's words: what happened, then what they can
+ * do (the hints). No operation names, status codes or system error codes: those stay in the detail
+ * (ServiceError.describe). The one wording of service errors for the app, the engine and the CLI.
+ */
+export function serviceProblem(e: ServiceProblemLike, hints: ServiceHints = {}): string {
+  const svc = hints.service ?? 'the service';
   switch (e.kind) {
     case 'network':
     case 'timeout':
-      return `the service cannot be reached: ${offlineReason(e)}`;
+      return `${svc} cannot be reached: ${offlineReason(e)}${hints.reach ? `; ${hints.reach}` : ''}`;
     case 'ambiguous':
       return 'the connection broke while the service was asked to do something, and it is not known whether it did';
     case 'file-changed':
@@ -107,17 +131,30 @@ export function serviceProblem(e: ServiceProblemLike): string {
     case 'aborted':
       return 'stopped';
     case 'bad-response':
-      return 'the service sent an answer DocSync does not understand';
+      return `${svc} sent an answer DocSync does not understand`;
     case 'http': {
       const s = e.status ?? 0;
-      if (s === 401 || s === 403) return `the service refused the sign-in (error ${s}): sign in again`;
-      if (s === 429) return 'the service is busy';
-      if (s >= 500) return `the service had a problem (error ${s})`;
-      return `the service refused: ${e.message || `error ${s}`}`;
+      const said = saidByService(e.message);
+      // The service's words: 401 is a wrong token or context, or no permission; 403 a spent quota or an ended trial.
+      if (s === 401) return `${svc} did not accept the sign-in (the token may be wrong or expired)${then(hints.signIn ?? 'sign in again')}`;
+      if (s === 403) return `${svc} refused access${said ? ` ("${said}")` : ''}; the account's quota or trial may be used up${then(hints.access)}`;
+      if (s === 429) return `${svc} is busy`;
+      if (s >= 500) return `${svc} had a problem on its side`;
+      return `${svc} refused the request: ${said ?? 'it gave no reason'}`;
     }
     default:
       return e.message;
   }
+}
+
+/**
+ * A file as a person knows it: its name in quotes, with its folder when another file has the same
+ * name ("inv-7.pdf" in /scans/march). Never its store id, which means nothing to them.
+ */
+export function fileNamed(path: string, name: string | null = null, withFolder = false): string {
+  const cut = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
+  const shown = `"${name ?? path.slice(cut + 1)}"`;
+  return withFolder && cut > 0 ? `${shown} in ${path.slice(0, cut)}` : shown;
 }
 
 /** A batch that could not go up yet and will be tried again. */

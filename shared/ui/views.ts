@@ -23,6 +23,8 @@ export interface FileView {
   updatedMs: number;
   /** Running in a run that waits for a person's review. */
   reviewWaiting: boolean;
+  /** Since when the run waits for review (ms since the epoch, as first seen here), else null. */
+  reviewSinceMs: number | null;
   /** Queued in a batch still open for more files: when it closes (ms since the epoch), else null. */
   batchClosesMs: number | null;
 }

@@ -1,12 +1,14 @@
 // axe-core over every screen of the UI, light and dark, in Debian's Chromium against a real
 // `docsync serve` and its built-in sandbox: no serious or critical violation anywhere, nor the
-// moderate ones issue 12 names (region, heading-order). Also: Tab from the top of the page reaches
+// moderate ones issue 12 names (region, heading-order), including an error notice and the header
+// while the service is unreachable, and label-content-name-mismatch (off in axe by default). Also: Tab from the top of the page reaches
 // the sidebar and every screen in it, arrow keys still move through it, and each screen names the page.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { corruptPdf } from '../helpers/pdf-fixtures.js';
+import { sandbox } from '../helpers/sandbox.js';
 import { dropOnWindow, goTo, invoice, startUi, shootBoth, type ScreenName, type ServedUi, type UiSession } from './served-ui.js';
 
 test.describe.configure({ mode: 'serial' });
@@ -27,7 +29,8 @@ async function expectAccessible(what: string): Promise<void> {
   const found: string[] = [];
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
-    const { violations } = await new AxeBuilder({ page }).analyze();
+    // label-content-name-mismatch is experimental in axe (off unless asked): issue 12 asks for it.
+    const { violations } = await new AxeBuilder({ page }).options({ rules: { 'label-content-name-mismatch': { enabled: true } } }).analyze();
     for (const v of violations) {
       if (v.impact !== 'serious' && v.impact !== 'critical' && !ALSO_FAILING.has(v.id)) continue;
       for (const n of v.nodes) found.push(`${colorScheme}: ${v.id} (${v.impact}) ${n.target.join(' ')}\n    ${(n.failureSummary ?? v.help).replace(/\n/g, '\n    ')}`);
@@ -155,6 +158,43 @@ test('Connection, signed out: the sign-in form', async () => {
   await goTo(page, 'Activity');
   await expectAccessible('Activity, signed out (the welcome)');
   expect(served.log).not.toMatch(/page error/);
+});
+
+test('a visible error notice ("sign in first"), which goes by itself once signed in', async () => {
+  await goTo(page, 'Activity');
+  await page.getByRole('button', { name: 'Pause all' }).click();
+  const notice = page.getByRole('region', { name: 'Notifications' }).getByRole('alert').filter({ hasText: /sign in \(or try the sandbox\) first/ });
+  await expect(notice).toBeVisible();
+  await shootBoth(page, 'a11y-error-notice');
+  await expectAccessible('an error notice');
+  // The engine tagged the error as needing a sign-in: signing in takes the notice away.
+  await page.getByRole('region', { name: 'Welcome to DocSync' }).getByRole('button', { name: 'Try the sandbox' }).click();
+  await expect(notice).toHaveCount(0);
+});
+
+test('the header while the service is unreachable (offline)', async () => {
+  test.setTimeout(120_000);
+  // A service of its own, so it can be stopped: signed in for this session only (no keychain here).
+  const sb = await sandbox({ dataDir: join(ui!.root, 'service') });
+  try {
+    await goTo(page, 'Connection');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel(/Service URL/i).fill(sb.url);
+    await page.getByLabel(/^Token/i).fill('member-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByText(/no keychain is available/i).first()).toBeVisible();
+    await page.getByLabel(/session only/i).check();
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('heading', { name: `Signed in as ${new URL(sb.url).host}` })).toBeVisible();
+  } finally {
+    await sb.close();
+  }
+  await expect(page.getByRole('banner').getByText(/offline/i).first()).toBeVisible({ timeout: 40_000 });
+  for (const screen of ['Activity', 'Results'] as const) {
+    await goTo(page, screen);
+    await shootBoth(page, `a11y-offline-${screen.toLowerCase()}`);
+    await expectAccessible(`${screen}, offline`);
+  }
 });
 
 test('Tab from the top reaches every screen in the sidebar; arrow keys still move through it', async () => {

@@ -91,9 +91,9 @@ test('the window is locked down and the page sees only the contract', async () =
   });
   expect(seen).toEqual({ require: 'undefined', process: 'undefined', keys: ['events', 'pathForFile', 'requests'], requests: REQUEST_CHANNELS.length, bridged: true });
 
-  // A bad argument is refused by the engine with its one-line reason.
+  // A bad argument is refused by the engine with its one-line reason, in the reply envelope.
   const err = await page.evaluate(() =>
-    (globalThis as unknown as { docsync: Api }).docsync.requests['files.retry']!({ id: 'x' }).then(() => 'accepted', (e: Error) => e.message));
+    (globalThis as unknown as { docsync: Api }).docsync.requests['files.retry']!({ id: 'x' }).then((r) => (r as { ok: boolean; error?: string }).error ?? 'accepted'));
   expect(err).toMatch(/files\.retry\.id must be a whole number/);
 
   // No navigation away, no new windows.

@@ -6,7 +6,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encryptPdf, invoicePdf } from '../helpers/pdf-fixtures.js';
-import { goTo, startUi, shootBoth, type ServedUi, type UiSession } from './served-ui.js';
+import { goTo, silentlyCut, startUi, shootBoth, type ServedUi, type UiSession } from './served-ui.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -70,7 +70,16 @@ test('fixing a folder\'s settings offers to retry the files that failed because 
   const form = page.getByRole('form', { name: 'Add a hot folder' });
   await form.getByLabel('Folder to watch').fill(inbox);
   await form.getByLabel('Deployment id').fill('sandbox-invoices');
-  await form.getByLabel('Quiet time (seconds)').fill('0.3');
+  // The batch waits, as a person may get them wrong: said on the field, in the form's words.
+  await form.getByLabel('Wait after the last file (seconds)').fill('12');
+  await form.getByRole('button', { name: 'Add folder' }).click();
+  const wait = form.getByLabel('Wait after the last file (seconds)');
+  await expect(wait).toHaveAttribute('aria-invalid', 'true');
+  await expect(wait).toHaveAccessibleDescription('Wait after the last file cannot be longer than the longest wait');
+  await form.getByRole('group', { name: 'Batches' }).scrollIntoViewIfNeeded();
+  await shootBoth(page, 'setup-06-batch-waits');
+  await wait.fill('0.3');
+  await form.getByLabel('Longest wait (seconds)').fill('0.3');
   await form.getByLabel('Stable after (seconds)').fill('0.2');
   await form.getByRole('button', { name: 'Add folder' }).click();
   await expect(page.getByRole('heading', { name: inbox })).toBeVisible();
@@ -92,7 +101,7 @@ test('fixing a folder\'s settings offers to retry the files that failed because 
   await goTo(page, 'Hot folders');
   await page.getByRole('button', { name: /^Edit/ }).first().click();
   const edit = page.getByRole('form', { name: 'Edit hot folder' });
-  await edit.getByLabel('Quiet time (seconds)').fill('0.4');
+  await edit.getByLabel('Longest wait (seconds)').fill('0.4');
   await edit.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByRole('heading', { name: inbox })).toBeVisible();
   await expect(page.getByRole('button', { name: /^Retry/ })).toHaveCount(0);
@@ -106,9 +115,29 @@ test('fixing a folder\'s settings offers to retry the files that failed because 
   const retry = page.getByRole('button', { name: 'Retry 1 failed file' });
   await expect(retry).toBeVisible();
   await shootBoth(page, 'setup-04-retry-offer');
+  // Leaving the screen keeps the offer: it waits for an answer.
+  await goTo(page, 'Activity');
+  await goTo(page, 'Hot folders');
+  await expect(retry).toBeVisible();
   await retry.click();
   await expect(retry).toHaveCount(0);
   await goTo(page, 'Activity');
   await expect(row.getByText('Done', { exact: true })).toBeVisible({ timeout: 60_000 });
   expect(served.log).not.toMatch(/page error/);
+});
+
+test('at 1024x768 the folder card and the folder form fit: nothing cut without an ellipsis and a tooltip, no sideways scrolling', async () => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await goTo(page, 'Hot folders');
+  await expect(page.getByRole('heading', { name: inbox })).toBeVisible();
+  expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBeLessThanOrEqual(0);
+  expect(await silentlyCut(page)).toEqual([]);
+  await shootBoth(page, 'narrow-hot-folders-card');
+  await page.getByRole('button', { name: /^Edit/ }).first().click();
+  await expect(page.getByRole('form', { name: 'Edit hot folder' })).toBeVisible();
+  expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBeLessThanOrEqual(0);
+  expect(await silentlyCut(page)).toEqual([]);
+  await shootBoth(page, 'narrow-folder-form');
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await page.setViewportSize({ width: 1280, height: 800 });
 });

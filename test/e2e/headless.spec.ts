@@ -104,7 +104,8 @@ test('hot folders: add one with quick settings', async () => {
   await page.getByRole('button', { name: 'Add folder' }).first().click();
   await page.getByLabel('Folder to watch').fill(inbox);
   await page.getByLabel('Deployment id').fill('sandbox-invoices');
-  await page.getByLabel('Quiet time (seconds)').fill('0.3');
+  await page.getByLabel('Wait after the last file (seconds)').fill('0.3');
+  await page.getByLabel('Longest wait (seconds)').fill('0.3');
   await page.getByLabel('Stable after (seconds)').fill('0.2');
   await shoot('05-folder-form');
   await page.getByRole('button', { name: 'Add folder' }).last().click();
@@ -177,10 +178,15 @@ test('export a run as CSV and JSON', async () => {
   const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
   expect(csv.suggestedFilename()).toMatch(/\.csv$/);
   const text = await readFile(await csv.path(), 'utf8');
-  expect(text.split('\r\n')[0]).toBe('file,document,class,pages,field,value,type,confidence,valid,error');
+  expect(text.split('\r\n')[0]).toBe('scope,file,document,class,pages,field,value,type,confidence,valid,error');
   expect(text).toMatch(/,invoice_number,INV-\d,/);
+  // The run's case fields follow its documents.
+  expect(text).toMatch(/^case,,,,,invoice_count,\d+,/m);
   const [json] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON' }).click()]);
-  expect(JSON.parse(await readFile(await json.path(), 'utf8'))).toEqual(expect.arrayContaining([expect.objectContaining({ file: expect.stringMatching(/\.pdf$/) })]));
+  expect(JSON.parse(await readFile(await json.path(), 'utf8'))).toEqual({
+    files: expect.arrayContaining([expect.objectContaining({ file: expect.stringMatching(/\.pdf$/) })]),
+    case_fields: expect.arrayContaining([expect.objectContaining({ name: 'invoice_count' })]),
+  });
 });
 
 test('export a run by document, and several runs at once, for spreadsheets', async () => {
@@ -188,6 +194,7 @@ test('export a run by document, and several runs at once, for spreadsheets', asy
   const rows = (await readFile(await wide.path(), 'utf8')).trimEnd().split('\r\n').map((l) => l.split(','));
   expect(rows[0]!.slice(0, 4)).toEqual(['file', 'document', 'class', 'pages']);
   expect(rows[0]).toContain('invoice_number');
+  expect(rows[0]).toContain('case: invoice_count');
   // One row per document, a cell for every column.
   expect(rows.slice(1).every((r) => r.length === rows[0]!.length)).toBe(true);
   expect(rows.slice(1).map((r) => r[rows[0]!.indexOf('invoice_number')])).toContainEqual(expect.stringMatching(/^INV-\d$/));

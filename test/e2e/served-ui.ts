@@ -109,3 +109,17 @@ export async function dropOnWindow(page: Page, files: { name: string; bytes: Buf
     for (const type of ['dragenter', 'dragover', 'drop']) target.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
   })()`);
 }
+
+/**
+ * Text of the open screen that is cut without saying so: a leaf element whose text overflows it must
+ * end in an ellipsis and give its whole text on hover (a title on it or an ancestor). DOM code runs in
+ * the page, as a string (DOM types are not part of the Node test project).
+ */
+export const silentlyCut = (page: Page): Promise<string[]> =>
+  page.evaluate(`[...document.querySelectorAll('main *, header *')].filter((el) => {
+    // Screen-reader-only text (1 px boxes) is not on screen to be cut.
+    if (el.children.length > 0 || !el.textContent.trim() || el.clientWidth <= 1 || el.scrollWidth <= el.clientWidth + 1) return false;
+    const s = getComputedStyle(el);
+    if (s.overflowX === 'visible' || s.display === 'inline') return false;
+    return !(s.textOverflow === 'ellipsis' && el.closest('[title]'));
+  }).map((el) => el.tagName.toLowerCase() + '.' + el.className + ': ' + el.textContent.trim().slice(0, 60))`);

@@ -22,9 +22,12 @@ docsync folders remove PATH
   --include GLOB                 take only matching files (repeatable)
   --ignore GLOB                  also ignore matching files (repeatable; dotfiles, *.part, *.crdownload, ~$*, *.tmp always are)
   --poll MS                      poll every MS instead of native events (network shares)
-  --stability MS                 size and mtime unchanged this long before a file is taken (default 2000)
+  --stability MS                 size and mtime unchanged this long before a file is taken (default 2000; on
+                                 Linux, unpolled: 500 once no program has the file open for writing)
   --rescan MS                    full rescan period (default 300000)
-  --quiet MS                     a batch closes after MS without a new file (default 10000)
+  --min-quiet MS                 a batch closes MS after its last file (default 1000); while files keep
+                                 coming, the wait grows to twice the longest gap between them
+  --quiet MS                     ... up to MS (default 10000); the same for both: a fixed wait
   --max-files N, --max-bytes N   a batch closes at N files / before N bytes
   --archive DIR | --delete-after after success: move into DIR, or delete (default: keep)
   --error-dir DIR                after failure: move there with <name>.error.txt
@@ -38,7 +41,7 @@ const target = (r: FolderRow): string => (r.deploymentId ? `deployment ${r.deplo
 /** Folder settings from the command line, in the shape validateFolderSettings takes. */
 function settingsFromArgs(argv: string[]): Record<string, unknown> {
   const args = parseArgs(argv, {
-    values: ['deployment', 'app', 'app-version', 'poll', 'stability', 'rescan', 'quiet', 'max-files', 'max-bytes', 'archive', 'error-dir', 'output'],
+    values: ['deployment', 'app', 'app-version', 'poll', 'stability', 'rescan', 'min-quiet', 'quiet', 'max-files', 'max-bytes', 'archive', 'error-dir', 'output'],
     repeatable: ['include', 'ignore', 'tag'],
     booleans: ['recursive', 'no-recursive', 'delete-after', 'post-process-pdf', 'reprocess-duplicates'],
   });
@@ -63,6 +66,8 @@ function settingsFromArgs(argv: string[]): Record<string, unknown> {
   const rescan = intFlag(args, 'rescan', 1);
   if (rescan !== undefined) s.rescanIntervalMs = rescan;
   const batching: Record<string, number> = {};
+  const minQuiet = intFlag(args, 'min-quiet');
+  if (minQuiet !== undefined) batching.minQuietMs = minQuiet;
   const quiet = intFlag(args, 'quiet');
   if (quiet !== undefined) batching.quietMs = quiet;
   const maxFiles = intFlag(args, 'max-files', 1);

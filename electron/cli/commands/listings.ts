@@ -30,7 +30,7 @@ export function statusCommand(argv: string[]): void {
     console.log(table(['STATE', 'FILES'], FILE_STATES.map((s) => [s, counts[s]])));
     if (transfers.length) {
       console.log(`uploading: ${transfers.length}`);
-      console.log(table(['FILE', 'SENT', 'SIZE', '%', 'PATH'], transfers.map((t) => [t.fileId, t.sent, t.total, t.total ? Math.floor((100 * t.sent) / t.total) : 100, t.path])));
+      console.log(table(['ID', 'SENT', 'SIZE', '%', 'PATH'], transfers.map((t) => [t.fileId, t.sent, t.total, t.total ? Math.floor((100 * t.sent) / t.total) : 100, t.path])));
     }
     console.log(`hot folders: ${folders}`);
     if (activeRuns.length === 0) return console.log('active runs: none');

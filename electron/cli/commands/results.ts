@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { dayBounds, type DayBounds } from '../../../shared/day-range.js';
 import { plural } from '../../../shared/ui/messages.js';
-import { exportSelection, exportText, type ExportFormat } from '../../engine/app/exports.js';
+import { exportRun, exportSelection, type ExportFormat } from '../../engine/app/exports.js';
 import { resultsJson } from '../../engine/pipeline/outputs.js';
 import type { RunRow, Store } from '../../engine/store/index.js';
 import { parseArgs, UsageError, type ParsedArgs } from '../args.js';
@@ -20,8 +20,10 @@ docsync export [--folder PATH] [--since DAY] [--until DAY] --format csv|json [--
   Writes stored results to FILE (atomically: never half a file): one run's, or those of every run
   of a hot folder (--folder PATH; --folder "by hand" for files added by hand) and/or started in a
   date range (--since DAY, --until DAY: YYYY-MM-DD, local time, both days included); rows then
-  start with the run's id. CSV has one row per field; --wide gives one row per document and one
-  column per field (named as the service names them), as spreadsheets use it.`;
+  start with the run's id. CSV has one row per field (scope "document"), then a row per case field
+  of the run (scope "case": what the service worked out over all its documents, such as totals);
+  --wide gives one row per document and one column per field (named as the service names them),
+  then a column per case field ("case: NAME"), as spreadsheets use it. JSON has files and case_fields.`;
 
 /** What `--folder` takes for the files added by hand (no hot folder). */
 const BY_HAND = 'by hand';
@@ -129,9 +131,9 @@ export async function exportCommand(argv: string[]): Promise<void> {
     } else {
       const run = findRun(store, args.positional[0] as string);
       requireResults(run);
-      const files = store.results.filesOfRun(run.id);
-      text = exportText(how, files);
-      said = `${plural(files.length, 'file')} of run ${run.serviceRunId}`;
+      const got = exportRun(store, run.id, how);
+      text = got.text;
+      said = `${plural(got.files, 'file')} of run ${run.serviceRunId}`;
     }
     try {
       await writeAtomic(path, text);

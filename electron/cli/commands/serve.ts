@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileProblem } from '../../../shared/ui/messages.js';
+import { fileProblem, serviceProblem } from '../../../shared/ui/messages.js';
 import { fileURLToPath } from 'node:url';
 import { startBuiltInSandbox } from '../../../sandbox/index.js';
 import { AppCore } from '../../engine/app/core.js';
@@ -9,7 +9,8 @@ import { probeOnce } from '../../engine/service/probe.js';
 import { resolveConnection, type Connection } from '../../engine/config/connection.js';
 import { KeytarStore } from '../../engine/config/credentials.js';
 import { intFlag, parseArgs, UsageError } from '../args.js';
-import { dataHome, explainServiceError, NO_KEYCHAIN_OFFER } from '../host.js';
+import { dataHome, NO_KEYCHAIN_OFFER } from '../host.js';
+import { cliHints, inCliWords } from '../words.js';
 import { isServiceError } from '../../engine/service/index.js';
 import { startUiServer } from '../ui-server.js';
 
@@ -39,8 +40,10 @@ async function checkService(conn: Connection): Promise<void> {
   try {
     await probeOnce(conn);
   } catch (err) {
-    if (isServiceError(err) && err.kind === 'http' && (err.status === 401 || err.status === 403)) throw explainServiceError(err, conn.url);
-    console.log(`cannot reach ${conn.url} now (${explainServiceError(err, conn.url).message}); running offline, retrying in the background`);
+    if (isServiceError(err) && err.kind === 'http' && (err.status === 401 || err.status === 403)) throw inCliWords(err, conn.url);
+    // Not a failure here: serve works offline, so the hint is what DocSync does rather than what to check.
+    const why = isServiceError(err) ? serviceProblem(err, { ...cliHints(conn.url), reach: undefined }) : (err as Error).message;
+    console.log(`${why}; running offline, DocSync keeps trying in the background`);
   }
 }
 

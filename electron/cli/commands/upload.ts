@@ -84,10 +84,12 @@ export async function retryCommand(argv: string[]): Promise<number> {
   const host = await openHost();
   let failed = false;
   try {
+    if (!host.store.files.get(id)) throw new UsageError(`no file with id ${id} (see: docsync files --state failed)`);
     try {
       await host.engine.retryFile(id);
     } catch (err) {
-      throw new UsageError((err as Error).message);
+      // The engine names the file; the id is what was typed, so it goes beside the name.
+      throw new UsageError(`${(err as Error).message} (file id ${id})`);
     }
     const ok = await until(host, [id], FINAL, timeoutMs);
     failed = report(host, [id], args.booleans.has('json'))[0]?.state === 'failed';

@@ -7,7 +7,8 @@ import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { zeroCounts } from '../../../shared/file-states.js';
 import { checkArgs, isRequestChannel, type EventChannel, type Events, type Handlers, type RequestChannel } from '../../../shared/ui/contract.js';
-import { offlineReason, runOutcome, sentence } from '../../../shared/ui/messages.js';
+import { codedError, errorCode } from '../../../shared/ui/errors.js';
+import { offlineReason, runOutcome, sentence, serviceProblem } from '../../../shared/ui/messages.js';
 import { inWords } from '../pipeline/context.js';
 import type { AccountView, AppInfo, ConnectionState, Notice, StatusView, Transfer } from '../../../shared/ui/views.js';
 import { clientConfigOf, resolveConnection, type Connection } from '../config/connection.js';
@@ -117,14 +118,14 @@ export class AppCore {
     this.#store?.close();
   }
 
-  /** Checks the channel and its argument, then runs the handler. Errors are one line. */
+  /** Checks the channel and its argument, then runs the handler. Errors are one line, with their code (shared/ui/errors.ts). */
   async call(channel: string, raw: unknown): Promise<unknown> {
     if (!isRequestChannel(channel)) throw new Error(`unknown request "${channel.slice(0, 60)}"`);
     const args = checkArgs(channel, raw);
     try {
       return await (this.handlers[channel] as (a: unknown) => Promise<unknown>)(args);
     } catch (err) {
-      throw new Error(oneLine(err));
+      throw codedError(oneLine(err), errorCode(err));
     }
   }
 
@@ -314,7 +315,8 @@ export class AppCore {
       next = { kind: 'online', url: s.conn.url };
     } catch (err) {
       if (isServiceError(err) && err.kind === 'http' && (err.status === 401 || err.status === 403)) {
-        next = { kind: 'refused', url: s.conn.url, reason: `the service refused the token (${err.status}): sign in again` };
+        // What happened and what helps: a new token for a refused sign-in; for a refusal of access (quota, trial) a new token does not.
+        next = { kind: 'refused', url: s.conn.url, reason: serviceProblem(err, { signIn: 'sign in again with a new token', access: 'ask whoever manages the account' }) };
       } else {
         const since = this.#state.kind === 'offline' ? this.#state.sinceMs : Date.now();
         next = { kind: 'offline', url: s.conn.url, reason: isServiceError(err) ? offlineReason(err) : oneLine(err), sinceMs: since };

@@ -3,7 +3,7 @@
  * (or of the files added by hand), started within a date range, in one CSV or JSON file. Used by
  * `docsync export` and the app's export handlers.
  */
-import { resultsCsv, resultsJson, resultsWideCsv, type RunNames } from '../pipeline/outputs.js';
+import { resultsCsv, resultsJson, resultsWideCsv, type RunCases, type RunNames } from '../pipeline/outputs.js';
 import type { ResultFileRow, Store, TreeRow } from '../store/index.js';
 
 /** csv: one row per field; csv-wide: one row per document, one column per field; json: as the service sends them. */
@@ -18,9 +18,21 @@ export interface ExportSelection {
   untilMs?: number;
 }
 
-export function exportText(format: ExportFormat, files: ResultFileRow[], runs?: RunNames): string {
-  if (format === 'json') return `${resultsJson(files, runs)}\n`;
-  return format === 'csv-wide' ? resultsWideCsv(files, runs) : resultsCsv(files, runs);
+/** The text of an export: the files' results and their runs' case fields; `runs` when it spans several runs. */
+export function exportText(format: ExportFormat, files: ResultFileRow[], cases: RunCases, runs?: RunNames): string {
+  if (format === 'json') return `${resultsJson(files, runs, cases)}\n`;
+  return format === 'csv-wide' ? resultsWideCsv(files, runs, cases) : resultsCsv(files, runs, cases);
+}
+
+/** The case fields of these runs, by local run id. */
+export function casesOf(store: Store, runIds: number[]): RunCases {
+  return new Map(runIds.map((id) => [id, store.results.caseFields(id)]));
+}
+
+/** One run's results and case fields as one file's text. */
+export function exportRun(store: Store, runId: number, format: ExportFormat): { text: string; files: number } {
+  const files = store.results.filesOfRun(runId);
+  return { text: exportText(format, files, casesOf(store, [runId])), files: files.length };
 }
 
 /** The runs with stored results that the selection covers, oldest first. */
@@ -37,5 +49,5 @@ export function exportSelection(store: Store, sel: ExportSelection, format: Expo
   const runs = selectedRuns(store, sel);
   const files = runs.flatMap((r) => store.results.filesOfRun(r.runId));
   const names: RunNames = new Map(runs.map((r) => [r.runId, r.serviceRunId]));
-  return { text: exportText(format, files, names), runs: runs.length, files: files.length };
+  return { text: exportText(format, files, casesOf(store, runs.map((r) => r.runId)), names), runs: runs.length, files: files.length };
 }

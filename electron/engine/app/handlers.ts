@@ -2,12 +2,13 @@
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Handlers } from '../../../shared/ui/contract.js';
+import { codedError } from '../../../shared/ui/errors.js';
 import type { FolderView, ResultTreeFolder } from '../../../shared/ui/views.js';
 import { normalizeNamespace, normalizeUrl, saveConnectionSettings, type Connection } from '../config/connection.js';
 import { KeychainUnavailableError } from '../config/credentials.js';
 import type { Engine } from '../engine.js';
 import type { AppCore } from './core.js';
-import { exportSelection, exportText, type ExportFormat } from './exports.js';
+import { exportRun, exportSelection, type ExportFormat } from './exports.js';
 import { failedBySettings } from '../pipeline/retryable.js';
 import { probeOnce } from '../service/probe.js';
 import { oneLine } from './core.js';
@@ -32,7 +33,7 @@ const exists = async (p: string): Promise<boolean> => (await stat(p).catch(() =>
 export function createHandlers(core: AppCore): Handlers {
   const engine = (what: string): Engine => {
     const e = core.engine;
-    if (!e) throw new Error(`sign in (or try the sandbox) first: ${what} needs the service`);
+    if (!e) throw codedError(`sign in (or try the sandbox) first: ${what} needs the service`, 'sign-in-needed');
     return e;
   };
   const folderViews = async (): Promise<FolderView[]> => {
@@ -271,9 +272,9 @@ export function createHandlers(core: AppCore): Handlers {
     search: async ({ query, limit }) => core.store.search(query, limit ?? 50, { before: '\u0001', after: '\u0002' }).map((h) => searchHitView(core.store, h)),
     'export.run': async ({ runId, format }) => {
       const run = runOrThrow(runId);
-      const files = core.store.results.filesOfRun(runId);
-      if (files.length === 0) throw new Error(`run ${run.serviceRunId} has no stored results yet`);
-      return { name: `${run.serviceRunId}${exportSuffix(format)}`, mime: exportMime(format), text: exportText(format, files) };
+      const out = exportRun(core.store, runId, format);
+      if (out.files === 0) throw new Error(`run ${run.serviceRunId} has no stored results yet`);
+      return { name: `${run.serviceRunId}${exportSuffix(format)}`, mime: exportMime(format), text: out.text };
     },
     'export.selection': async ({ folderId, sinceMs, untilMs, format }) => {
       const folder = folderId === undefined || folderId === 0 ? undefined : core.store.folders.get(folderId);

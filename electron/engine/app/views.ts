@@ -10,12 +10,13 @@ import type { DocumentRow, FieldRow, FileRow, FolderRow, ResultFileRow, RunRow, 
 /** `batchClosesMs`: when the open batch the file waits in closes (the engine knows; see Engine.batchClosesAt). */
 export const queueView = (r: QueueRow, batchClosesMs: number | null = null): FileView => ({
   id: r.id, folderId: r.folderId, path: r.path, name: r.originalName, size: r.size, state: r.state, error: r.error, batchId: r.batchId,
-  runId: r.runId, updatedMs: r.updatedMs, reviewWaiting: r.reviewWaiting, batchClosesMs,
+  runId: r.runId, updatedMs: r.updatedMs, reviewWaiting: r.reviewWaiting, reviewSinceMs: r.reviewSinceMs, batchClosesMs,
 });
 
 export function fileView(store: Store, f: FileRow, batchClosesMs: number | null = null): FileView {
   const run = f.batchId === null ? undefined : store.runs.runForBatch(f.batchId);
-  return queueView({ ...f, runId: run?.id ?? null, reviewWaiting: f.state === 'running' && run?.reviewWaiting === true }, batchClosesMs);
+  const reviewWaiting = f.state === 'running' && run?.reviewWaiting === true;
+  return queueView({ ...f, runId: run?.id ?? null, reviewWaiting, reviewSinceMs: reviewWaiting ? (run?.reviewSinceMs ?? null) : null }, batchClosesMs);
 }
 
 export function folderView(row: FolderRow, stats: ReturnType<Store['browse']['folderStats']>, store: Store, problem: string | null, targetUnchecked = false): FolderView {

@@ -125,7 +125,7 @@ async function sendFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal: A
 function requeueChanged(ctx: PipelineContext, f: FileRow, why: string): void {
   ctx.store.files.assign(f.id, { safeName: null, batchId: null, servicePath: null });
   const latest = ctx.store.files.byPath(f.path);
-  if (latest && latest.id !== f.id) setState(ctx, f.id, 'skipped', `${why}; its newer version is file ${latest.id}`);
+  if (latest && latest.id !== f.id) setState(ctx, f.id, 'skipped', `${why}; its newer version is uploaded instead`);
   else setState(ctx, f.id, 'discovered', `${why}; waiting for it to settle again`);
 }
 

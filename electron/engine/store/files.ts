@@ -123,6 +123,7 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
   const setSeen = db.prepare<[number, number, string | null, number, number]>('UPDATE files SET size = ?, mtime_ms = ?, sha256 = ?, updated_ms = ? WHERE id = ?');
   const setUpload = db.prepare<[string | null, number | null, string | null, number, number]>(
     'UPDATE files SET safe_name = ?, batch_id = ?, service_path = ?, updated_ms = ? WHERE id = ?');
+  const namesake = db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM files WHERE original_name = ? AND path != ? LIMIT 1');
   const events = db.prepare<[number], RawEvent>('SELECT * FROM file_events WHERE file_id = ? ORDER BY id');
 
   const insertSession = db.prepare<[number, string, string, number, number, number, number, number | null], RawSession>(
@@ -176,6 +177,10 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
     byPath(path: string): FileRow | undefined {
       const r = latestByPath.get(path);
       return r && row(r);
+    },
+    /** Whether another path holds a file of the same name: then a message names its folder too. */
+    hasNamesake(f: Pick<FileRow, 'originalName' | 'path'>): boolean {
+      return namesake.get(f.originalName, f.path) !== undefined;
     },
     list(filter: { state?: FileState; folderId?: number; batchId?: number } = {}): FileRow[] {
       const rs = filter.state !== undefined ? byState.all(filter.state)

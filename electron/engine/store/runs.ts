@@ -27,6 +27,8 @@ export interface RunRow {
   status: RunStatus | null;
   msg: string | null;
   reviewWaiting: boolean;
+  /** When this client first saw the run waiting for review (the service gives no such time); null when not waiting. */
+  reviewSinceMs: number | null;
   startMs: number | null;
   finishMs: number | null;
   createdMs: number;
@@ -61,7 +63,7 @@ interface RawBatch {
 }
 interface RawRun {
   id: number; service_run_id: string; batch_id: number | null; deployment_id: string | null; app_id: string | null; status: RunStatus | null;
-  msg: string | null; review_waiting: number; start_ms: number | null; finish_ms: number | null; created_ms: number; updated_ms: number;
+  msg: string | null; review_waiting: number; review_since_ms: number | null; start_ms: number | null; finish_ms: number | null; created_ms: number; updated_ms: number;
   results_stored_ms: number | null; deleted_ms: number | null; service_id: number | null; record_json: string | null;
 }
 interface RawJob { id: number; service_job_id: string; kind: string; run_id: number | null; batch_id: number | null; status: JobState | null; msg: string | null; created_ms: number; updated_ms: number; service_id: number | null }
@@ -72,7 +74,7 @@ const batch = (r: RawBatch): BatchRow => ({
 });
 const run = (r: RawRun): RunRow => ({
   id: r.id, serviceRunId: r.service_run_id, batchId: r.batch_id, deploymentId: r.deployment_id, appId: r.app_id, status: r.status, msg: r.msg,
-  reviewWaiting: r.review_waiting === 1, startMs: r.start_ms, finishMs: r.finish_ms, createdMs: r.created_ms, updatedMs: r.updated_ms,
+  reviewWaiting: r.review_waiting === 1, reviewSinceMs: r.review_since_ms, startMs: r.start_ms, finishMs: r.finish_ms, createdMs: r.created_ms, updatedMs: r.updated_ms,
   resultsStoredMs: r.results_stored_ms, deletedMs: r.deleted_ms, serviceId: r.service_id,
   record: r.record_json === null ? null : (JSON.parse(r.record_json) as Record<string, unknown>),
 });
@@ -110,8 +112,9 @@ export function runsQueries(db: Db, now: () => number = Date.now) {
   const allRuns = db.prepare<[number], RawRun>('SELECT * FROM runs ORDER BY id DESC LIMIT ?');
   const activeRuns = db.prepare<{ service: number | null }, RawRun>(
     "SELECT * FROM runs WHERE (@service IS NULL OR service_id = @service) AND deleted_ms IS NULL AND (status IS NULL OR status NOT IN ('COMPLETE','FAILED','CANCELLED') OR (status = 'COMPLETE' AND results_stored_ms IS NULL)) ORDER BY id");
-  const setStatus = db.prepare<[RunStatus | null, string | null, number, number | null, number | null, number, string | null, number], RawRun>(
-    `UPDATE runs SET status = ?, msg = ?, review_waiting = ?, start_ms = coalesce(?, start_ms), finish_ms = coalesce(?, finish_ms), updated_ms = ?,
+  // review_since_ms: kept while the run stays waiting, set when it starts to, cleared when it stops.
+  const setStatus = db.prepare<[RunStatus | null, string | null, number, number, number, number | null, number | null, number, string | null, number], RawRun>(
+    `UPDATE runs SET status = ?, msg = ?, review_waiting = ?, review_since_ms = CASE WHEN ? = 1 THEN coalesce(review_since_ms, ?) END, start_ms = coalesce(?, start_ms), finish_ms = coalesce(?, finish_ms), updated_ms = ?,
        record_json = coalesce(?, record_json) WHERE id = ? RETURNING *`);
   const setStored = db.prepare<[number, number, number]>('UPDATE runs SET results_stored_ms = ?, updated_ms = ? WHERE id = ?');
   const setRunDeleted = db.prepare<[number, number]>('UPDATE runs SET deleted_ms = coalesce(deleted_ms, ?) WHERE id = ?');
@@ -189,11 +192,14 @@ export function runsQueries(db: Db, now: () => number = Date.now) {
     },
     /**
      * Records the status seen on the service. Timestamps are Unix ms (null keeps the stored one);
-     * review_waiting is set exactly when the status is STOPPED_AT_CHECKPOINT. `record`, the run
+     * review_waiting is set exactly when the status is STOPPED_AT_CHECKPOINT, and review_since_ms to
+     * the first time it was seen so (kept across polls, cleared when the run goes on). `record`, the run
      * record as read (named members and `extra`), replaces the stored one; absent keeps it.
      */
     setRunStatus(id: number, s: { status: RunStatus | null; msg?: string | null; startMs?: number | null; finishMs?: number | null; record?: object | null }): RunRow | undefined {
-      const r = setStatus.get(s.status, s.msg ?? null, s.status === 'STOPPED_AT_CHECKPOINT' ? 1 : 0, ms(s.startMs), ms(s.finishMs), now(), recordJson(s.record), id);
+      const waiting = s.status === 'STOPPED_AT_CHECKPOINT' ? 1 : 0;
+      const t = now();
+      const r = setStatus.get(s.status, s.msg ?? null, waiting, waiting, t, ms(s.startMs), ms(s.finishMs), t, recordJson(s.record), id);
       return r && run(r);
     },
     /** Marks that every results page of the run is stored. */

@@ -47,9 +47,13 @@ const MIN_PREFIX = 3;
 /** A word of user input joined across its punctuation (joined-words.ts), as searched in the `joined` columns. */
 interface Joined { tokens: string[]; prefix: boolean }
 
+/**
+ * The input's words: whitespace separates them, except a single space between digit groups before
+ * groups of exactly three digits ("1 250", "12 345 678"), which reads as one number, as stored
+ * text is read (TEXT_WORD). Control characters separate words (a NUL would end the FTS5 string early).
+ */
 const inputWords = (input: string): string[] =>
-  // Control characters separate words (a NUL would end the FTS5 string early).
-  input.replace(/[\u0000-\u001f\u007f]/gu, ' ').split(/\s+/u).filter((w) => /[\p{L}\p{N}]/u.test(w));
+  (input.replace(/[\u0000-\u001f\u007f]/gu, ' ').match(TEXT_WORD) ?? []).filter((w) => /[\p{L}\p{N}]/u.test(w));
 // A prefix of one or two characters expands to a large part of the vocabulary (every number
 // starting with 4): a word whose last token ("4" in "iban-4") is that short matches it whole.
 const isPrefix = (lastToken: string | undefined, prefix: boolean): boolean => prefix && [...(lastToken ?? '')].length >= MIN_PREFIX;
@@ -65,19 +69,57 @@ const joinedOf = (word: string, prefix: boolean): Joined | null => {
 };
 
 /**
- * Turns user input into FTS5 terms that cannot fail to parse: each whitespace-separated word
- * becomes a quoted string (quotes doubled), so operators (AND, OR, NOT, NEAR), column filters,
- * parentheses and stray quotes are plain text. Control characters separate words. Words without
- * a letter or digit are dropped (the tokenizer would give nothing to match). A word with
- * punctuation inside may also match joined ("INV-30" as "INV30"*, "1,250" as "1250"*), which the
- * `joined` columns hold for stored words and the word's own tokens hold for plain ones.
+ * A number being typed with thousands separators: groups of three after the first, one separator
+ * throughout, a last group of one or two. Not the period: "12.50" is a price, not 1250 half typed
+ * (a comma may be a decimal one too, "12,50", which then also finds what starts with 1250).
+ */
+const TYPING_NUMBER = /^[^\p{L}\p{N}]*\p{Nd}{1,3}(?:([,'’\u00a0\u202f ])\p{Nd}{3})*([,'’\u00a0\u202f ])(\p{Nd}{1,2})$/u;
+
+/**
+ * "1,25" may be "1,250" half typed: as a prefix it is also the number so far, joined ("125"*), as
+ * "125" itself would be. Only as a prefix, and only where the separators are thousands ones.
+ */
+function typingNumberOf(word: string, prefix: boolean): Joined | null {
+  const m = prefix ? TYPING_NUMBER.exec(word) : null;
+  if (!m || (m[1] !== undefined && m[1] !== m[2])) return null;
+  const missing = 3 - m[3]!.length;
+  // Completed with zeros, the word joins as a whole number; the zeros come off again.
+  const whole = joinedWord(word + '0'.repeat(missing));
+  if (whole === null || whole.includes(' ')) return null;
+  const typed = whole.slice(0, -missing);
+  return isPrefix(typed, prefix) ? { tokens: [typed], prefix: true } : null;
+}
+
+/** Every joined form a word may have matched as (for snippets of hits found in `joined` alone). */
+const joinedForms = (word: string, prefix: boolean): Joined[] => {
+  const forms = [joinedOf(word, prefix), typingNumberOf(word, prefix)].filter((j): j is Joined => j !== null);
+  return forms.length ? forms : [tokensOf(word, prefix)];
+};
+
+const phrase = (j: Joined): string => `"${j.tokens.join(' ')}"${j.prefix ? '*' : ''}`;
+
+/** One input word as an FTS5 term: the word as typed, or joined, or (a number with spaces) its parts. */
+function termOf(w: string, prefix: boolean): string {
+  const spaced = w.split(/[ \u00a0\u202f]/u);
+  const alts = spaced.length > 1
+    // "1 250": the number ("1250"*), or its groups as words, each as any other word.
+    ? [`(${allOf(spaced.map((x) => termOf(x, prefix)))})`]
+    : [`"${w.replace(/"/g, '""')}"${tokensOf(w, prefix).prefix ? '*' : ''}`];
+  for (const j of [joinedOf(w, prefix), typingNumberOf(w, prefix)]) if (j) alts.push(phrase(j));
+  return alts.length === 1 ? alts[0]! : `(${alts.join(' OR ')})`;
+}
+
+/**
+ * Turns user input into FTS5 terms that cannot fail to parse: each word (inputWords) becomes a
+ * quoted string (quotes doubled), so operators (AND, OR, NOT, NEAR), column filters, parentheses
+ * and stray quotes are plain text. Words without a letter or digit are dropped (the tokenizer
+ * would give nothing to match). A word with punctuation inside may also match joined ("INV-30" as
+ * "INV30"*, "1,250" as "1250"*), which the `joined` columns hold for stored words and the word's
+ * own tokens hold for plain ones; a number half typed may match as the number so far ("1,25" as
+ * "125"*); a number with spaces matches as the number or as its groups ("1 250").
  */
 export function ftsTerms(input: string, prefix = true): string[] {
-  return inputWords(input).map((w) => {
-    const plain = `"${w.replace(/"/g, '""')}"${tokensOf(w, prefix).prefix ? '*' : ''}`;
-    const j = joinedOf(w, prefix);
-    return j === null ? plain : `(${plain} OR "${j.tokens.join(' ')}"${j.prefix ? '*' : ''})`;
-  });
+  return inputWords(input).map((w) => termOf(w, prefix));
 }
 
 /** Terms joined so that all must match: FTS5 takes no implicit AND next to a parenthesised OR. */
@@ -271,7 +313,7 @@ export function searchQueries(db: Db) {
       if (terms.length === 0 || n <= 0) return [];
       const q = allOf(terms);
       // Every input word as it may have matched a stored word's joined form, for snippets found there alone.
-      const joined = inputWords(query).map((w) => joinedOf(w, o.prefix ?? true) ?? tokensOf(w, o.prefix ?? true));
+      const joined = inputWords(query).flatMap((w) => joinedForms(w, o.prefix ?? true));
       const tables = (['document_search', 'field_search'] as const).map((t) => ({ t, n: count(t, q) })).filter((x) => x.n > 0);
       const broad = tables.reduce((sum, x) => sum + x.n, 0) > BROAD_MATCHES;
 

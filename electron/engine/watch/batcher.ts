@@ -1,8 +1,12 @@
 /**
- * Batching rule (issue 4): files that become ready together go into one batch. The open batch closes when
- * no file has joined it for `quietMs` (each new file resets the period), as soon as it holds `maxFiles`
- * files, or before a file would take it past `maxBytes` (a file larger than `maxBytes` on its own makes a
- * batch of one). Pure: the caller passes the time to every call and calls `tick` at `nextDeadline()`.
+ * Batching rule (issues 4 and 14): files that become ready together go into one batch. The open batch
+ * closes when no file has joined it for its wait, as soon as it holds `maxFiles` files, or before a file
+ * would take it past `maxBytes` (a file larger than `maxBytes` on its own makes a batch of one).
+ * The wait adapts to how files arrive: `minQuietMs` after the last file, or twice the longest gap
+ * between the batch's files so far when that is longer, never more than `quietMs`. A single scan waits
+ * only `minQuietMs`; a burst (gaps of milliseconds) closes `minQuietMs` after its last file; a stream
+ * that slows down keeps its batch open as long as its gaps stay under the wait, up to `quietMs`.
+ * Pure: the caller passes the time to every call and calls `tick` at `nextDeadline()`.
  */
 import type { FolderBatching } from '../../../shared/hot-folder.js';
 
@@ -28,10 +32,13 @@ export class BatchPlanner<F extends BatchFile = BatchFile> {
   private bytes = 0;
   private openedAt = 0;
   private lastAddAt = 0;
+  /** Longest gap between two files of the open batch. */
+  private longestGap = 0;
   private seq = 0;
 
   constructor(private readonly rule: FolderBatching) {
-    if (!(rule.quietMs >= 0) || !(rule.maxFiles >= 1) || !(rule.maxBytes >= 1)) throw new RangeError(`bad batching rule ${JSON.stringify(rule)}`);
+    const ok = rule.minQuietMs >= 0 && rule.quietMs >= rule.minQuietMs && rule.maxFiles >= 1 && rule.maxBytes >= 1;
+    if (!ok) throw new RangeError(`bad batching rule ${JSON.stringify(rule)}`);
   }
 
   /**
@@ -46,7 +53,10 @@ export class BatchPlanner<F extends BatchFile = BatchFile> {
       this.bytes -= prev.size;
     }
     if (this.open.size > 0 && this.bytes + file.size > this.rule.maxBytes) closed.push(this.close('maxBytes', now));
-    if (this.open.size === 0) this.openedAt = now;
+    if (this.open.size === 0) {
+      this.openedAt = now;
+      this.longestGap = 0;
+    } else this.longestGap = Math.max(this.longestGap, now - this.lastAddAt);
     this.open.set(file.path, file);
     this.bytes += file.size;
     this.lastAddAt = now;
@@ -80,9 +90,14 @@ export class BatchPlanner<F extends BatchFile = BatchFile> {
     return this.open.size > 0 ? [this.close('flush', now)] : [];
   }
 
+  /** How long the open batch waits after its last file: adapts to the gaps between its files. */
+  waitMs(): number {
+    return Math.min(this.rule.quietMs, Math.max(this.rule.minQuietMs, 2 * this.longestGap));
+  }
+
   /** When the open batch closes if nothing else joins it; undefined when no batch is open. */
   nextDeadline(): number | undefined {
-    return this.open.size > 0 ? this.lastAddAt + this.rule.quietMs : undefined;
+    return this.open.size > 0 ? this.lastAddAt + this.waitMs() : undefined;
   }
 
   /** Files of the open batch, in arrival order. */
@@ -94,6 +109,7 @@ export class BatchPlanner<F extends BatchFile = BatchFile> {
     const batch: ClosedBatch<F> = { seq: ++this.seq, files: [...this.open.values()], bytes: this.bytes, reason, openedAt: this.openedAt, closedAt: now };
     this.open = new Map();
     this.bytes = 0;
+    this.longestGap = 0;
     return batch;
   }
 }

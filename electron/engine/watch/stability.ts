@@ -5,6 +5,10 @@
  * t1 >= t0 + threshold is stable; time passing without a fresh look proves nothing. Each version of a file
  * (size + mtime) is reported once; a reported file that changes is tracked again and reported again when
  * it settles. `recheck` confirms on disk, right before and after upload, that a file is still what was seen.
+ *
+ * Quick rule (issue 14), when a `quickMs` shorter than the threshold is given: a version seen unchanged
+ * over `quickMs` may be proven stable at once by the caller (`quickCandidates`, then `settle` when no
+ * program has it open for writing, or `refuseQuick`, leaving it to the threshold).
  */
 import { stat } from 'node:fs/promises';
 import type { FileObservation } from './scan.js';
@@ -19,6 +23,9 @@ interface Tracked {
   /** Latest observation of this version. */
   lastSeen: number;
   reported: boolean;
+  /** The quick rule for this version: to be asked (at `askAt`, in a fresh look), proven stable, or not for it (nobody can tell). */
+  quick: 'ask' | 'yes' | 'never';
+  askAt: number;
 }
 
 export const sameVersion = (a: { size: number; mtimeMs: number }, b: { size: number; mtimeMs: number }): boolean =>
@@ -27,8 +34,15 @@ export const sameVersion = (a: { size: number; mtimeMs: number }, b: { size: num
 export class StabilityTracker {
   private readonly files = new Map<string, Tracked>();
 
-  constructor(readonly thresholdMs: number) {
+  /** Set only when shorter than the threshold. */
+  readonly quickMs: number | undefined;
+
+  constructor(
+    readonly thresholdMs: number,
+    quickMs?: number,
+  ) {
     if (!(thresholdMs >= 0)) throw new RangeError(`thresholdMs must be >= 0, got ${thresholdMs}`);
+    this.quickMs = quickMs !== undefined && quickMs >= 0 && quickMs < thresholdMs ? quickMs : undefined;
   }
 
   /** Record one observation made at `now`. Returns true when it is a new or changed version. */
@@ -38,7 +52,7 @@ export class StabilityTracker {
       if (now > t.lastSeen) t.lastSeen = now;
       return false;
     }
-    this.files.set(obs.path, { size: obs.size, mtimeMs: obs.mtimeMs, since: now, lastSeen: now, reported: false });
+    this.files.set(obs.path, { size: obs.size, mtimeMs: obs.mtimeMs, since: now, lastSeen: now, reported: false, quick: 'ask', askAt: now + (this.quickMs ?? 0) });
     return true;
   }
 
@@ -75,7 +89,7 @@ export class StabilityTracker {
   takeStable(): FileObservation[] {
     const out: FileObservation[] = [];
     for (const [path, t] of this.files) {
-      if (!t.reported && t.lastSeen - t.since >= this.thresholdMs) {
+      if (!t.reported && (t.quick === 'yes' || t.lastSeen - t.since >= this.thresholdMs)) {
         t.reported = true;
         out.push({ path, size: t.size, mtimeMs: t.mtimeMs });
       }
@@ -90,12 +104,39 @@ export class StabilityTracker {
     return out;
   }
 
+  /** Unreported versions seen unchanged over quickMs (and since the last refusal): ask whether a program writes them. */
+  quickCandidates(): string[] {
+    const out: string[] = [];
+    if (this.quickMs === undefined) return out;
+    for (const [p, t] of this.files) if (!t.reported && t.quick === 'ask' && t.lastSeen >= t.askAt) out.push(p);
+    return out;
+  }
+
+  /** No program has this version open for writing: it is stable (reported by the next takeStable). */
+  settle(path: string): void {
+    const t = this.files.get(path);
+    if (t && t.quick === 'ask') t.quick = 'yes';
+  }
+
+  /**
+   * A program has this version open: asked again `quickMs` after `now` (a scanner may close a file a
+   * moment after its last write), until the threshold proves it anyway. `never`: nobody can tell (another
+   * user's file): it waits for the threshold.
+   */
+  refuseQuick(path: string, now: number, never = false): void {
+    const t = this.files.get(path);
+    if (!t || t.quick !== 'ask') return;
+    if (never || this.quickMs === undefined) t.quick = 'never';
+    else t.askAt = now + this.quickMs;
+  }
+
   /** Earliest time a fresh observation could prove an unsettled file stable; undefined when none waits. */
   nextDueAt(): number | undefined {
     let due: number | undefined;
     for (const t of this.files.values()) {
       if (t.reported) continue;
-      const at = t.since + this.thresholdMs;
+      const full = t.since + this.thresholdMs;
+      const at = this.quickMs !== undefined && t.quick === 'ask' ? Math.min(t.askAt, full) : full;
       if (due === undefined || at < due) due = at;
     }
     return due;
@@ -104,7 +145,7 @@ export class StabilityTracker {
   /** Mark a path as not reported, so its current version is reported again once re-proven (a re-queue). */
   requeue(path: string, now: number): void {
     const t = this.files.get(path);
-    if (t) Object.assign(t, { reported: false, since: now, lastSeen: now });
+    if (t) Object.assign(t, { reported: false, since: now, lastSeen: now, quick: 'ask', askAt: now + (this.quickMs ?? 0) });
   }
 
   has(path: string): boolean {

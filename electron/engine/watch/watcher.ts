@@ -5,7 +5,9 @@
  * events come from one fs.watch per folder (hints.ts), or from a poller (poller.ts) when the folder is polled
  * (network shares, where OS events do not arrive). A full scan runs on start (each folder watched
  * before it is listed, so nothing falls in between) and every `rescanIntervalMs`, and catches whatever
- * the events miss. Files still settling are looked at again when their stability threshold is due.
+ * the events miss. Files still settling are looked at again when their stability threshold is due, or
+ * sooner under the quick rule (`quickStable`): a file unchanged over its short period that no program
+ * has open for writing is stable then.
  * Each version of a file that is proven stable is emitted once as 'stable'; a tracked file that
  * disappears is emitted as 'removed'.
  *
@@ -49,6 +51,12 @@ export interface FolderWatcherOptions {
   nativeHints?: boolean;
   /** Monotonic clock in ms; default performance.now. */
   now?: () => number;
+  /**
+   * The quick stability rule: a file unchanged over `ms` that `writers` says no program has open for
+   * writing (true: one has; absent: cannot tell) is stable without waiting out `stabilityMs`. Not for
+   * polled folders: other machines' handles are not seen.
+   */
+  quickStable?: { ms: number; writers: (paths: readonly string[]) => Promise<Map<string, boolean>> };
 }
 
 interface WatcherEvents {
@@ -84,7 +92,7 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
     super();
     this.root = path.resolve(opts.path);
     this.filter = createFilter({ include: opts.include ?? [], ignore: opts.ignore ?? [] });
-    this.tracker = new StabilityTracker(opts.stabilityMs);
+    this.tracker = new StabilityTracker(opts.stabilityMs, opts.quickStable?.ms);
     this.now = opts.now ?? (() => performance.now());
   }
 
@@ -202,6 +210,7 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
         this.dueCheck = false;
         await this.targeted([...paths]);
       }
+      await this.quickCheck();
       this.report();
     }
   }
@@ -305,6 +314,24 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
     for (const r of rels) this.unreadableDirs.add(path.join(this.root, ...r.split('/')));
     const now = this.unreadableFolders;
     if (now.join('\n') !== before) this.emit('unreadable', now);
+  }
+
+  /** Files held unchanged over the quick period: stable now if no program writes them, else they wait for the threshold. */
+  private async quickCheck(): Promise<void> {
+    const ask = this.tracker.quickCandidates();
+    if (ask.length === 0 || !this.opts.quickStable) return;
+    let open: Map<string, boolean>;
+    try {
+      open = await this.opts.quickStable.writers(ask);
+    } catch {
+      open = new Map();
+    }
+    const now = this.now();
+    for (const p of ask) {
+      const writing = open.get(p);
+      if (writing === false) this.tracker.settle(p);
+      else this.tracker.refuseQuick(p, now, writing === undefined);
+    }
   }
 
   /** Emit what is proven stable and arm the timer for the next file due. */

@@ -3,6 +3,7 @@
  * there, else the headless host's HTTP bridge (same origin; the per-start secret is a cookie).
  */
 import { HTTP, type Args, type Bridge, type EventChannel, type Events, type PreloadApi, type RequestChannel, type Results } from '../../../shared/ui/contract.js';
+import { replyError, type ErrorReply } from '../../../shared/ui/errors.js';
 import { decodeWire, encodeWire } from '../../../shared/ui/wire.js';
 
 declare global {
@@ -13,7 +14,11 @@ declare global {
 
 function electronBridge(api: PreloadApi): Bridge {
   return {
-    call: (channel, args) => api.requests[channel](args),
+    call: async (channel, args) => {
+      const reply = await api.requests[channel](args);
+      if (!reply.ok) throw replyError(reply);
+      return reply.result;
+    },
     on: (event, fn) => api.events[event](fn),
   };
 }
@@ -43,8 +48,8 @@ function httpBridge(): Bridge {
       } catch {
         throw new Error('DocSync is not running (the page cannot reach it)');
       }
-      const body = decodeWire(await res.text()) as { ok: true; result: Results[C] } | { ok: false; error: string };
-      if (!body.ok) throw new Error(body.error);
+      const body = decodeWire(await res.text()) as { ok: true; result: Results[C] } | ErrorReply;
+      if (!body.ok) throw replyError(body);
       return body.result;
     },
     on<E extends EventChannel>(event: E, fn: (payload: Events[E]) => void): () => void {

@@ -22,6 +22,9 @@ export interface FolderForm {
   pollSeconds: string;
   stableSeconds: string;
   rescanMinutes: string;
+  /** Wait after a batch's last file (it grows while files keep coming). */
+  minQuietSeconds: string;
+  /** The longest that wait grows to. */
   quietSeconds: string;
   maxFiles: string;
   maxMB: string;
@@ -63,6 +66,7 @@ export function formOf(s: HotFolderSettings | null, path = ''): FolderForm {
     pollSeconds: show(d.polling.intervalMs / 1000),
     stableSeconds: show(d.stabilityMs / 1000),
     rescanMinutes: show(d.rescanIntervalMs / 60_000),
+    minQuietSeconds: show(d.batching.minQuietMs / 1000),
     quietSeconds: show(d.batching.quietMs / 1000),
     maxFiles: String(d.batching.maxFiles),
     maxMB: show(d.batching.maxBytes / MB),
@@ -136,7 +140,8 @@ export function settingsOf(f: FolderForm): { settings: Record<string, unknown>; 
     stabilityMs: num('stableSeconds', 'Stable after', f.stableSeconds, 1000, LIMITS.stabilityMs, 'seconds'),
     rescanIntervalMs: num('rescanMinutes', 'Full rescan', f.rescanMinutes, 60_000, LIMITS.rescanIntervalMs, 'minutes'),
     batching: {
-      quietMs: num('quietSeconds', 'Quiet time', f.quietSeconds, 1000, LIMITS.quietMs, 'seconds'),
+      minQuietMs: num('minQuietSeconds', 'Wait after the last file', f.minQuietSeconds, 1000, LIMITS.quietMs, 'seconds'),
+      quietMs: num('quietSeconds', 'Longest wait', f.quietSeconds, 1000, LIMITS.quietMs, 'seconds'),
       maxFiles: num('maxFiles', 'Files per batch', f.maxFiles, 1, LIMITS.maxFiles, ''),
       maxBytes: num('maxMB', 'Batch size', f.maxMB, MB, LIMITS.maxBytes, 'MB'),
     },
@@ -151,6 +156,10 @@ export function settingsOf(f: FolderForm): { settings: Record<string, unknown>; 
     outputDir: dir(f.outputDir),
     reprocessDuplicates: f.reprocessDuplicates,
   };
+  const b = settings.batching as { minQuietMs: number; quietMs: number };
+  if (!errors.some((e) => e.field === 'minQuietSeconds' || e.field === 'quietSeconds') && b.minQuietMs > b.quietMs) {
+    errors.push({ field: 'minQuietSeconds', msg: 'Wait after the last file cannot be longer than the longest wait' });
+  }
   if (!f.path.trim()) errors.push({ field: 'path', msg: 'Give the folder to watch' });
   if (f.afterSuccess === 'archive' && !f.archiveDir.trim()) errors.push({ field: 'archiveDir', msg: 'Give the folder processed files are moved to' });
   return { settings, errors };
@@ -165,6 +174,7 @@ const FIELD_OF: [RegExp, FormField][] = [
   [/^polling\b/, 'pollSeconds'],
   [/^stabilityMs\b/, 'stableSeconds'],
   [/^rescanIntervalMs\b/, 'rescanMinutes'],
+  [/^batching\.minQuietMs\b/, 'minQuietSeconds'],
   [/^batching\.quietMs\b/, 'quietSeconds'],
   [/^batching\.maxFiles\b/, 'maxFiles'],
   [/^batching\.maxBytes\b/, 'maxMB'],

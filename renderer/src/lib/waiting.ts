@@ -14,8 +14,9 @@ export interface WaitContext {
 const SENDING = ['discovered', 'stable', 'queued', 'uploading'];
 
 /** Null when the file is not waiting (moving, finished) or there is nothing to say. */
-export function waitingText(f: Pick<FileView, 'state' | 'batchId' | 'reviewWaiting' | 'batchClosesMs' | 'updatedMs'>, c: WaitContext): string | null {
-  if (f.state === 'running') return f.reviewWaiting ? `waiting for review (${since(f.updatedMs, c.nowMs)})` : null;
+export function waitingText(f: Pick<FileView, 'state' | 'batchId' | 'reviewWaiting' | 'reviewSinceMs' | 'batchClosesMs' | 'updatedMs'>, c: WaitContext): string | null {
+  // From when the run was first seen waiting; the file's own time (its run's start) only if that is unknown.
+  if (f.state === 'running') return f.reviewWaiting ? `waiting for review (${since(f.reviewSinceMs ?? f.updatedMs, c.nowMs)})` : null;
   if (!SENDING.includes(f.state)) return null;
   if (c.paused) return 'paused: goes on when you resume';
   const conn = c.connection;

@@ -35,7 +35,10 @@ afterAll(async () => {
   await cli?.close();
 });
 
-type Shown = { files: { file: string; documents: { class_name: string; page_numbers: number[]; fields: { name: string; value: string }[] }[] }[] };
+type Shown = {
+  files: { file: string; documents: { class_name: string; page_numbers: number[]; fields: { name: string; value: string }[] }[] }[];
+  caseFields: { name: string; value: string | null; valid: boolean | null }[];
+};
 /** A CSV without quoted cells (these invoices give none) as rows of cells. */
 const rowsOf = (csv: string): string[][] => csv.trimEnd().split('\r\n').map((l) => l.split(','));
 
@@ -45,6 +48,13 @@ describe('search finds what the invoice prints', () => {
     expect(byNumber.filter((h) => h.kind === 'field').map((h) => [h.fieldName, h.value])).toEqual([['invoice_number', 'INV-3003']]);
     const byTotal = await cli.json<SearchHit[]>(['search', '1,250']);
     expect(byTotal.map((h) => [h.fieldName, h.serviceRunId])).toEqual([['total_amount', runIds[0]]]);
+  });
+
+  it('"1,25" (half typed), "1 250" and "1\'250" find the same total', async () => {
+    for (const q of [['1,25'], ['1', '250'], ["1'250"], ['1.250,00']]) {
+      const hits = await cli.json<SearchHit[]>(['search', ...q]);
+      expect(hits.map((h) => [h.fieldName, h.value, h.serviceRunId]), q.join(' ')).toEqual([['total_amount', '1250.00', runIds[0]]]);
+    }
   });
 });
 
@@ -56,9 +66,12 @@ describe('docsync export --wide and across runs', () => {
     const shown = await cli.json<Shown>(['results', runIds[0]!]);
     const doc = shown.files[0]!.documents[0]!;
     const rows = rowsOf(await readFile(out, 'utf8'));
-    expect(rows[0]).toEqual(['file', 'document', 'class', 'pages', ...doc.fields.map((f) => f.name)]);
+    // The run's case fields follow, one column each, headed "case: NAME".
+    expect(rows[0]).toEqual(['file', 'document', 'class', 'pages', ...doc.fields.map((f) => f.name), ...shown.caseFields.map((c) => `case: ${c.name}`)]);
     expect(rows[0]).toContain('Vendor_Name');
-    expect(rows.slice(1)).toEqual([['inv-3003.pdf', '1', doc.class_name, doc.page_numbers.join(' '), ...doc.fields.map((f) => f.value)]]);
+    expect(rows[0]).toContain('case: total_invoiced');
+    expect(rows.slice(1)).toEqual([['inv-3003.pdf', '1', doc.class_name, doc.page_numbers.join(' '), ...doc.fields.map((f) => f.value), ...shown.caseFields.map((c) => c.value ?? '')]]);
+    expect(rows[1]![rows[0]!.indexOf('case: total_invoiced')]).toBe('1250.00');
   });
 
   it('--folder "by hand" with --since/--until today: both runs, each row naming its run; another day: none', async () => {
@@ -74,8 +87,28 @@ describe('docsync export --wide and across runs', () => {
 
     const json = cli.dir('since.json');
     expect((await cli.run(['export', '--since', today, '--format', 'json', '--out', json])).code).toBe(0);
-    expect((JSON.parse(await readFile(json, 'utf8')) as { run: string }[]).map((f) => f.run)).toEqual(runIds);
+    expect((JSON.parse(await readFile(json, 'utf8')) as { files: { run: string }[] }).files.map((f) => f.run)).toEqual(runIds);
     expectOneLineError(await cli.run(['export', '--since', tomorrow, '--format', 'csv', '--out', cli.dir('none.csv')]), /no run with stored results matches/, 2);
+  });
+
+  it('case fields: rows of scope "case" after the documents in the long CSV, each naming its run; case_fields in JSON', async () => {
+    const out = cli.dir('cases.csv');
+    expect((await cli.run(['export', '--since', today, '--format', 'csv', '--out', out])).code).toBe(0);
+    const rows = rowsOf(await readFile(out, 'utf8'));
+    expect(rows[0]).toEqual(['run', 'scope', 'file', 'document', 'class', 'pages', 'field', 'value', 'type', 'confidence', 'valid', 'error']);
+    const totals = rows.filter((r) => r[1] === 'case' && r[6] === 'total_invoiced').map((r) => [r[0], r[7], r[10]]);
+    expect(totals).toEqual([[runIds[0], '1250.00', 'true'], [runIds[1], '80.00', 'true']]);
+    // Each run's case rows right after its own documents' rows.
+    const scopes = rows.slice(1).map((r) => `${r[0] === runIds[0] ? 1 : 2} ${r[1]}`);
+    expect([...new Set(scopes)]).toEqual(['1 document', '1 case', '2 document', '2 case']);
+
+    const json = cli.dir('cases.json');
+    expect((await cli.run(['export', runIds[1]!, '--format', 'json', '--out', json])).code).toBe(0);
+    const exported = JSON.parse(await readFile(json, 'utf8')) as { files: { file: string }[]; case_fields: { name: string; value: string | null }[] };
+    const shown = await cli.json<Shown>(['results', runIds[1]!]);
+    expect(exported.files.map((f) => f.file)).toEqual(['inv-4100.pdf']);
+    expect(exported.case_fields.map((c) => [c.name, c.value])).toEqual(shown.caseFields.map((c) => [c.name, c.value]));
+    expect(exported.case_fields.find((c) => c.name === 'vendors')?.value).toBe('Bolt Co');
   });
 
   it('refuses what it cannot do in one line each', async () => {

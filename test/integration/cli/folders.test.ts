@@ -20,7 +20,7 @@ describe('docsync folders (offline)', () => {
     await mkdir(inbox);
     const r = await cli.run([
       'folders', 'add', inbox, '--deployment', 'sandbox-invoices', '--no-recursive', '--include', '*.pdf', '--include', '*.PDF',
-      '--ignore', 'draft-*', '--poll', '500', '--stability', '300', '--quiet', '700', '--max-files', '5', '--max-bytes', '1000000',
+      '--ignore', 'draft-*', '--poll', '500', '--stability', '300', '--min-quiet', '400', '--quiet', '700', '--max-files', '5', '--max-bytes', '1000000',
       '--archive', cli.dir('archive'), '--error-dir', cli.dir('errors'), '--output', cli.dir('out'), '--tag', 'a', '--tag', 'b',
       '--post-process-pdf', '--reprocess-duplicates',
     ]);
@@ -32,7 +32,7 @@ describe('docsync folders (offline)', () => {
     expect(rows[0]).toMatchObject({ path: inbox, deploymentId: 'sandbox-invoices', appId: null, enabled: true });
     expect(rows[0]?.settings).toMatchObject({
       recursive: false, include: ['*.pdf', '*.PDF'], ignore: ['draft-*'], polling: { enabled: true, intervalMs: 500 }, stabilityMs: 300,
-      batching: { quietMs: 700, maxFiles: 5, maxBytes: 1000000 }, afterSuccess: { action: 'archive', archiveDir: cli.dir('archive') },
+      batching: { minQuietMs: 400, quietMs: 700, maxFiles: 5, maxBytes: 1000000 }, afterSuccess: { action: 'archive', archiveDir: cli.dir('archive') },
       afterFailure: { errorDir: cli.dir('errors') }, outputDir: cli.dir('out'), run: { tags: ['a', 'b'], postProcessPdf: true }, reprocessDuplicates: true,
     });
   });

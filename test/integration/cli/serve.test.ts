@@ -103,7 +103,8 @@ describe('docsync serve', () => {
     const { child, exit } = cli.spawn(['serve']);
     const done = await exit;
     child.kill('SIGKILL');
-    expectOneLineError(done, /refused the token \(401\)/, 1);
+    expectOneLineError(done, /did not accept the sign-in \(the token may be wrong or expired\): give a new token with "docsync login --url URL"/, 1);
+    expect(done.stderr).not.toMatch(/\b401\b|listBatches|failed \(http/);
     expect(done.stdout).not.toContain('engine running');
   });
 

@@ -97,6 +97,8 @@ describe('the contract over HTTP', () => {
     expect(info).toMatchObject({ ok: true, result: { host: 'headless' } });
     expect(decodeWire((await api('files.page', { offset: -1, limit: 1 })).text)).toEqual({ ok: false, error: expect.stringMatching(/^files\.page\.offset must be/) });
     expect(decodeWire((await api('no.such', {})).text)).toEqual({ ok: false, error: 'unknown request "no.such"' });
+    // An error the UI acts on carries its code (shared/ui/errors.ts): no session yet, so pausing needs a sign-in.
+    expect(decodeWire((await api('engine.pause', {})).text)).toEqual({ ok: false, error: 'sign in (or try the sandbox) first: pausing needs the service', code: 'sign-in-needed' });
     expect(decodeWire((await raw('POST', '/api/call/app.info', { cookie, 'x-docsync': '1' }, '{not json')).text)).toMatchObject({ ok: false });
   });
 

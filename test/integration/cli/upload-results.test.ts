@@ -109,14 +109,16 @@ describe('the store, read back through the command', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^wrote 3 files of run /);
     const csv = await readFile(csvPath, 'utf8');
-    expect(csv.split('\r\n')[0]).toBe('file,document,class,pages,field,value,type,confidence,valid,error');
-    expect(csv).toMatch(/^inv-101\.pdf,1,[^,]*,1,invoice_number,INV-101,/m);
+    expect(csv.split('\r\n')[0]).toBe('scope,file,document,class,pages,field,value,type,confidence,valid,error');
+    expect(csv).toMatch(/^document,inv-101\.pdf,1,[^,]*,1,invoice_number,INV-101,/m);
 
     const jsonPath = cli.dir('out.json');
     expect((await cli.run(['export', runId, '--format', 'json', '--out', jsonPath])).code).toBe(0);
-    const exported = JSON.parse(await readFile(jsonPath, 'utf8')) as { file: string }[];
-    const shown = await cli.json<{ files: unknown[] }>(['results', runId]);
-    expect(exported).toEqual(shown.files);
+    const exported = JSON.parse(await readFile(jsonPath, 'utf8')) as { files: unknown[]; case_fields: { name: string; value: string | null }[] };
+    const shown = await cli.json<{ files: unknown[]; caseFields: { name: string; value: string | null }[] }>(['results', runId]);
+    expect(exported.files).toEqual(shown.files);
+    expect(shown.caseFields.length).toBeGreaterThan(0);
+    expect(exported.case_fields.map((c) => [c.name, c.value])).toEqual(shown.caseFields.map((c) => [c.name, c.value]));
     // No temporary file is left next to the outputs.
     expect((await readdir(docs)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
@@ -137,7 +139,11 @@ describe('the store, read back through the command', () => {
 describe('docsync retry', () => {
   it('retry of a file that is not failed is refused in one line', async () => {
     const done = (await cli.json<FileRow[]>(['files', '--state', 'done']))[0]!;
-    expectOneLineError(await cli.run(['retry', String(done.id)]), new RegExp(`file ${done.id} is done; only a failed file can be retried`), 2);
+    // Named as the user knows it, with the id they typed beside it.
+    const r = await cli.run(['retry', String(done.id)]);
+    expect(r.stderr.trimEnd()).toBe(`docsync: "${done.originalName}" is done; only a failed file can be retried (file id ${done.id})`);
+    expect(r.code).toBe(2);
+    expectOneLineError(await cli.run(['retry', '999999']), /^docsync: no file with id 999999 \(see: docsync files --state failed\)$/, 2);
     expectOneLineError(await cli.run(['retry', 'abc']), /give one file id/, 2);
   });
 

@@ -124,7 +124,7 @@ describe('stability: "a file is taken only when stable ... a file that changed i
 
   it('a file that changes after it was taken but before its upload goes back to settling and only its final version is uploaded', async () => {
     // A long quiet period keeps the stable file waiting in an open batch while it is appended to.
-    const { e, inbox } = await hotFolder({ stabilityMs: 150, batching: { quietMs: 1500, maxFiles: 100, maxBytes: 1 << 30 } });
+    const { e, inbox } = await hotFolder({ stabilityMs: 150, batching: { minQuietMs: 1500, quietMs: 1500, maxFiles: 100, maxBytes: 1 << 30 } });
     const path = join(inbox, 'late.txt');
     await writeFile(path, invoice(22));
     await waitUntil(() => byName(e, 'late.txt').some((f) => f.state === 'queued'), 'the first version is queued');
@@ -161,7 +161,7 @@ describe('stability: "a file is taken only when stable ... a file that changed i
     expect(rows.filter((f) => f.state === 'done').map((f) => f.size)).toEqual([finalSize]);
     const old = rows.find((f) => f.size !== finalSize);
     expect(old?.state).toBe('skipped');
-    expect(old?.error).toMatch(/changed before upload; its newer version is file/);
+    expect(old?.error).toMatch(/changed before upload; its newer version is uploaded instead$/);
     expect(await allServiceFileNames(e)).toEqual(['edited.txt']);
     expect((await e.engine.client.statPath(rows.find((f) => f.state === 'done')!.servicePath as string))?.size).toBe(finalSize);
   });
@@ -169,7 +169,7 @@ describe('stability: "a file is taken only when stable ... a file that changed i
 
 describe('files that move before upload', () => {
   // A long quiet period (2 s) leaves time to act after a file was taken and before its batch closes.
-  const waiting = { batching: { quietMs: 2000, maxFiles: 100, maxBytes: 1 << 30 } };
+  const waiting = { batching: { minQuietMs: 2000, quietMs: 2000, maxFiles: 100, maxBytes: 1 << 30 } };
 
   it('a file renamed before upload is processed under its new name; the old path is never uploaded', async () => {
     const { e, inbox } = await hotFolder(waiting);

@@ -35,3 +35,24 @@ it('retry after fixing the file: done, with outputs from the new run only; both 
   expect(json).toHaveLength(1);
   expect(json[0]?.documents[0]?.fields.find((f) => f.name === 'invoice_number')?.value).toBe('INV-9');
 });
+
+it('a file that cannot be retried or cancelled is named by its name, and its folder when another file has the same name (issue 12)', async () => {
+  env = await engineEnv();
+  const e = env;
+  const a = e.dir('march');
+  const b = e.dir('april');
+  await mkdir(a, { recursive: true });
+  await mkdir(b, { recursive: true });
+  await e.engine.start();
+  await e.engine.addFolder({ path: a, deployment: 'sandbox-invoices', ...FAST_FOLDER });
+  await writeFile(join(a, 'only.pdf'), await invoicePdf({ invoiceNumber: 'INV-1', invoiceDate: 'May 1, 2026', dueDate: 'May 31, 2026', total: '$1.00', vendor: 'One' }));
+  await waitUntil(() => e.engine.store.files.countByState().done === 1, 'the first file is done');
+  const [only] = e.engine.store.files.list({ state: 'done' });
+  await expect(e.engine.retryFile(only!.id)).rejects.toThrow(/^"only\.pdf" is done; only a failed file can be retried$/);
+
+  await e.engine.addFolder({ path: b, deployment: 'sandbox-invoices', ...FAST_FOLDER });
+  await writeFile(join(b, 'only.pdf'), await invoicePdf({ invoiceNumber: 'INV-2', invoiceDate: 'May 2, 2026', dueDate: 'May 31, 2026', total: '$2.00', vendor: 'Two' }));
+  await waitUntil(() => e.engine.store.files.countByState().done === 2, 'the second file is done');
+  await expect(e.engine.retryFile(only!.id)).rejects.toThrow(`"only.pdf" in ${a} is done; only a failed file can be retried`);
+  expect(() => e.engine.cancelFile(only!.id)).toThrow(`"only.pdf" in ${a} is done; only a file waiting for upload can be cancelled`);
+});

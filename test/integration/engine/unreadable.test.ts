@@ -102,7 +102,7 @@ describe.skipIf(skip !== null)(`what DocSync may not read${skip ? ` (skipped: ${
     const late = join(inbox, 'late.pdf');
     await writeFile(late, await invoice(6));
     // A long quiet period: the file waits queued in the open batch while its permission is taken away.
-    await run(home, inbox, { rescanIntervalMs: 600_000, batching: { quietMs: 1500 } });
+    await run(home, inbox, { rescanIntervalMs: 600_000, batching: { minQuietMs: 1500, quietMs: 1500 } });
     await waitUntil(() => latest(late)?.state === 'queued', 'late.pdf is queued');
     await chmod(late, 0o000);
     await waitUntil(() => latest(late)?.state === 'failed', 'late.pdf fails at upload', 30_000);

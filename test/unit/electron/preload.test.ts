@@ -2,7 +2,7 @@
 // that requires nothing but 'electron' (a sandboxed preload can load nothing else). Electron cannot
 // run on these machines, so the bundle is evaluated with a small recorder in place of the
 // 'electron' module to check what it exposes: one method per contract channel, nothing generic,
-// errors as plain one-line Errors, and event listeners that never see the IPC event object.
+// error replies handed back whole (message and code), and event listeners that never see the IPC event object.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
@@ -93,15 +93,13 @@ describe('preload bundle', () => {
     expect(code).not.toMatch(/\bsend\(|sendSync\(|postMessage\(/);
   });
 
-  it('invokes the namespaced channel with the arguments as given and unwraps the reply', async () => {
+  it('invokes the namespaced channel with the arguments as given and hands back the reply envelope whole', async () => {
     const p = loadPreload(code, (channel) =>
-      channel === 'docsync:call:files.retry' ? { ok: false, error: 'file 9 is not failed (it is done)' } : { ok: true, result: { total: 0, offset: 0, rows: [] } });
+      channel === 'docsync:call:files.retry' ? { ok: false, error: 'sign in (or try the sandbox) first: retrying needs the service', code: 'sign-in-needed' } : { ok: true, result: { total: 0, offset: 0, rows: [] } });
     const api = p.exposed.get('docsync') as PreloadApi;
-    await expect(api.requests['files.page']({ offset: 0, limit: 50 })).resolves.toEqual({ total: 0, offset: 0, rows: [] });
-    const err = await api.requests['files.retry']({ id: 9 }).catch((e: unknown) => e);
-    // An Error of the preload's realm (the vm context here), with the engine's message as is.
-    expect(Object.prototype.toString.call(err)).toBe('[object Error]');
-    expect((err as Error).message).toBe('file 9 is not failed (it is done)');
+    await expect(api.requests['files.page']({ offset: 0, limit: 50 })).resolves.toEqual({ ok: true, result: { total: 0, offset: 0, rows: [] } });
+    // Plain data, not a thrown Error: an Error crossing the contextBridge would keep only its message, not its code.
+    await expect(api.requests['files.retry']({ id: 9 })).resolves.toEqual({ ok: false, error: 'sign in (or try the sandbox) first: retrying needs the service', code: 'sign-in-needed' });
     expect(p.invoked).toEqual([['docsync:call:files.page', { offset: 0, limit: 50 }], ['docsync:call:files.retry', { id: 9 }]]);
   });
 

@@ -14,7 +14,7 @@ const full: HotFolderSettings = {
   polling: { enabled: true, intervalMs: 1500 },
   stabilityMs: 300,
   rescanIntervalMs: 90_000,
-  batching: { quietMs: 2500, maxFiles: 40, maxBytes: 50 * 1024 * 1024 },
+  batching: { minQuietMs: 500, quietMs: 2500, maxFiles: 40, maxBytes: 50 * 1024 * 1024 },
   afterSuccess: { action: 'archive', archiveDir: '/srv/archive' },
   afterFailure: { errorDir: '/srv/errors' },
   run: { tags: ['north', 'scanner-2'], customKeys: { team: 'north', n: 2 }, pdfPasswords: { Statement: 's3cret' }, postProcessPdf: true },
@@ -25,7 +25,7 @@ const full: HotFolderSettings = {
 describe('folder form', () => {
   it('round-trips every setting through the form (seconds, minutes, MB) and the engine validator', () => {
     const form = formOf(full);
-    expect(form).toMatchObject({ pollSeconds: '1.5', stableSeconds: '0.3', rescanMinutes: '1.5', quietSeconds: '2.5', maxFiles: '40', maxMB: '50', tags: 'north, scanner-2' });
+    expect(form).toMatchObject({ pollSeconds: '1.5', stableSeconds: '0.3', rescanMinutes: '1.5', minQuietSeconds: '0.5', quietSeconds: '2.5', maxFiles: '40', maxMB: '50', tags: 'north, scanner-2' });
     const { settings, errors } = settingsOf(form);
     expect(errors).toEqual([]);
     const v = validateFolderSettings(settings);
@@ -39,7 +39,7 @@ describe('folder form', () => {
     expect(errors).toEqual([]);
     const v = validateFolderSettings(settings);
     expect(v.ok).toBe(true);
-    if (v.ok) expect(v.settings).toMatchObject({ path: '/srv/in', stabilityMs: 2000, batching: { quietMs: 10_000, maxFiles: 100, maxBytes: 1024 ** 3 }, afterSuccess: { action: 'keep' }, outputDir: null });
+    if (v.ok) expect(v.settings).toMatchObject({ path: '/srv/in', stabilityMs: 2000, batching: { minQuietMs: 1000, quietMs: 10_000, maxFiles: 100, maxBytes: 1024 ** 3 }, afterSuccess: { action: 'keep' }, outputDir: null });
   });
 
   it('reports what only the form can see, in its own units', () => {
@@ -53,11 +53,18 @@ describe('folder form', () => {
       'passwords: Each PDF password needs the document title it opens',
       'passwords: Two passwords for the title "A"',
       'stableSeconds: Stable after must be between 0 and 3600 seconds',
-      'quietSeconds: Quiet time must be a number of seconds',
+      'quietSeconds: Longest wait must be a number of seconds',
       'maxMB: Batch size must be at least 0 MB',
       'path: Give the folder to watch',
       'archiveDir: Give the folder processed files are moved to',
     ]);
+  });
+
+  it('a wait after the last file longer than the longest wait is said in the form\'s words', () => {
+    const form = Object.assign(formOf(full), { minQuietSeconds: '12', quietSeconds: '10' });
+    expect(settingsOf(form).errors).toEqual([{ field: 'minQuietSeconds', msg: 'Wait after the last file cannot be longer than the longest wait' }]);
+    // The engine refuses it too, naming the setting (for the CLI and stored settings).
+    expect(engineErrors((validateFolderSettings(settingsOf(form).settings) as { errors: string[] }).errors.join('; ')).map((e) => e.field)).toEqual(['minQuietSeconds']);
   });
 
   it('puts each problem of the engine line on its field', () => {

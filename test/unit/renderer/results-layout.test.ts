@@ -1,6 +1,6 @@
 /** Pure helpers of the Results screen's layout: the real zoom, the pane widths, run names. */
 import { describe, expect, it } from 'vitest';
-import { HANDLES, MAIN_MIN, PANE_DEFAULTS, PANE_MIN, fitPanes, keyResize, paneMax, parsePanes } from '../../../renderer/src/lib/pane-sizes.js';
+import { HANDLES, LIST_RAIL, MAIN_MIN, PANE_DEFAULTS, PANE_MIN, fitPanes, keyResize, pageWithListHidden, paneMax, parsePanes } from '../../../renderer/src/lib/pane-sizes.js';
 import { formatRunWhen } from '../../../renderer/src/lib/run-format.js';
 import { CSS_PX_PER_PT, nextZoom, scaleOf, zoomPercent } from '../../../renderer/src/lib/zoom.js';
 
@@ -49,6 +49,17 @@ describe('pane sizes', () => {
     expect(keyResize('Home', false, 240, 180, 400, 'ArrowRight')).toBe(180);
     expect(keyResize('End', false, 240, 180, 400, 'ArrowRight')).toBe(400);
     expect(keyResize('ArrowUp', false, 240, 180, 400, 'ArrowRight')).toBeNull();
+  });
+
+  it('hiding the list gives its room (less the rail) to the page, as far as the fields pane keeps its minimum', () => {
+    // 1280x800: the defaults leave the fields MAIN_MIN + 2 px (a few px of slack), so the page gains the list's width less the rail.
+    expect(pageWithListHidden(PANE_DEFAULTS, 1070)).toBe(PANE_DEFAULTS.page + PANE_DEFAULTS.tree + HANDLES / 2 - LIST_RAIL);
+    expect(1070 - HANDLES / 2 - LIST_RAIL - pageWithListHidden(PANE_DEFAULTS, 1070)).toBeGreaterThanOrEqual(MAIN_MIN);
+    // A narrow total: the page grows only as far as the fields allow, and never shrinks.
+    expect(pageWithListHidden({ tree: 300, page: 400 }, 800)).toBe(800 - HANDLES / 2 - LIST_RAIL - MAIN_MIN);
+    expect(pageWithListHidden({ tree: 300, page: 600 }, 800)).toBe(600);
+    // Not measured yet (0): the full gain.
+    expect(pageWithListHidden({ tree: 200, page: 500 }, 0)).toBe(500 + 200 + HANDLES / 2 - LIST_RAIL);
   });
 
   it('reads stored sizes, falling back to the defaults for anything else', () => {

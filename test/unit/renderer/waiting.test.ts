@@ -4,7 +4,7 @@ import { waitingText, type WaitContext } from '../../../renderer/src/lib/waiting
 
 const NOW = 1_000_000;
 const online: WaitContext = { paused: false, connection: { kind: 'online', url: 'http://x' }, nowMs: NOW };
-const file = { state: 'queued' as const, batchId: null, reviewWaiting: false, batchClosesMs: null, updatedMs: NOW - 42_000 };
+const file = { state: 'queued' as const, batchId: null, reviewWaiting: false, reviewSinceMs: null, batchClosesMs: null, updatedMs: NOW - 42_000 };
 
 describe('waitingText', () => {
   it('counts down the open batch a file waits in', () => {
@@ -26,6 +26,9 @@ describe('waitingText', () => {
   });
 
   it('says a running file waits for review; moving and finished files need no words', () => {
+    // Counted from when the run was first seen waiting for review, not from the run's start (updatedMs).
+    expect(waitingText({ ...file, state: 'running', reviewWaiting: true, reviewSinceMs: NOW - 7_000 }, online)).toBe('waiting for review (for 7 s)');
+    // A run whose review start is unknown (not yet polled since) falls back to the file's own time.
     expect(waitingText({ ...file, state: 'running', reviewWaiting: true }, online)).toBe('waiting for review (for 42 s)');
     expect(waitingText({ ...file, state: 'running' }, online)).toBeNull();
     expect(waitingText({ ...file, state: 'uploading' }, online)).toBeNull();

@@ -1,6 +1,6 @@
 // The user's words for problems and outcomes (shared/ui/messages.ts), over messages the UI really showed.
 import { describe, expect, it } from 'vitest';
-import { fieldFailures, fileProblem, offlineReason, readReason, retryLater, runOutcome, serviceProblem } from '../../../shared/ui/messages.js';
+import { fieldFailures, fileNamed, fileProblem, offlineReason, readReason, retryLater, runOutcome, serviceProblem } from '../../../shared/ui/messages.js';
 
 const FIELDS = ['invoice_number', 'invoice_date', 'due_date', 'total_amount', 'currency', 'Vendor_Name', '_1st_Line_Item'];
 const PNG = 'unsupported file: not a PDF and not UTF-8 text';
@@ -57,21 +57,38 @@ describe('a failed file: one readable sentence, the detail kept behind it', () =
 describe('the service in the user\'s words, never operation names', () => {
   const refused = { kind: 'network', code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:4123' };
   it.each([
-    [{ kind: 'http', status: 401, message: 'unknown token' }, 'the service refused the sign-in (error 401): sign in again'],
+    [{ kind: 'http', status: 401, message: 'unknown token' }, 'the service did not accept the sign-in (the token may be wrong or expired): sign in again'],
+    [{ kind: 'http', status: 403, message: 'quota exceeded' }, 'the service refused access ("quota exceeded"); the account\'s quota or trial may be used up'],
+    [{ kind: 'http', status: 403, message: 'HTTP 403 Forbidden' }, 'the service refused access; the account\'s quota or trial may be used up'],
     [refused, 'the service cannot be reached: nothing answers at its address'],
     [{ kind: 'network', code: 'ENOTFOUND', message: 'getaddrinfo ENOTFOUND x' }, 'the service cannot be reached: its address is not known'],
     [{ kind: 'timeout', message: 'Timeout awaiting response for 30000ms' }, 'the service cannot be reached: it did not answer in time'],
-    [{ kind: 'http', status: 503, message: 'unavailable' }, 'the service had a problem (error 503)'],
-    [{ kind: 'http', status: 400, message: 'unknown deployment "x"' }, 'the service refused: unknown deployment "x"'],
+    [{ kind: 'http', status: 503, message: 'unavailable' }, 'the service had a problem on its side'],
+    [{ kind: 'http', status: 429, message: 'slow down' }, 'the service is busy'],
+    [{ kind: 'http', status: 400, message: 'unknown deployment "x"' }, 'the service refused the request: unknown deployment "x"'],
+    [{ kind: 'http', status: 400, message: 'HTTP 400 Bad Request' }, 'the service refused the request: it gave no reason'],
+    [{ kind: 'bad-response', message: 'listBatches: body is not JSON' }, 'the service sent an answer DocSync does not understand'],
   ])('%j', (e, words) => {
     const text = serviceProblem(e);
     expect(text).toBe(words);
-    expect(text).not.toMatch(/listBatches|ECONN|http \d/);
+    expect(text).not.toMatch(/listBatches|ECONN|ENOTFOUND|http \d|\b(401|403|429|503)\b/i);
+  });
+
+  it('one wording for app and command line: the command line names the address and points at its commands', () => {
+    const cli = {
+      service: 'http://127.0.0.1:4123', signIn: 'give a new token with "docsync login --url URL"', access: 'ask the admin', reach: 'check the address',
+    };
+    expect(serviceProblem({ kind: 'http', status: 401, message: 'unknown token' }, cli))
+      .toBe('http://127.0.0.1:4123 did not accept the sign-in (the token may be wrong or expired): give a new token with "docsync login --url URL"');
+    expect(serviceProblem(refused, cli)).toBe('http://127.0.0.1:4123 cannot be reached: nothing answers at its address; check the address');
+    expect(serviceProblem({ kind: 'http', status: 403, message: '' }, cli)).toBe('http://127.0.0.1:4123 refused access; the account\'s quota or trial may be used up: ask the admin');
+    // What has no hint reads the same in both.
+    expect(serviceProblem({ kind: 'http', status: 502, message: 'x' }, cli)).toBe('http://127.0.0.1:4123 had a problem on its side');
   });
 
   it('says why the service is offline, as the end of "HOST cannot be reached: ..."', () => {
     expect(offlineReason(refused)).toBe('nothing answers at its address');
-    expect(offlineReason({ kind: 'http', status: 502, message: 'bad gateway' })).toBe('it answers with errors (error 502)');
+    expect(offlineReason({ kind: 'http', status: 502, message: 'bad gateway' })).toBe('it answers with errors');
   });
 
   it('says what happened and what DocSync will do about a batch it tries again', () => {
@@ -89,4 +106,13 @@ describe('a run\'s outcome: partial failure is not success', () => {
     [{ files: 3, done: 1, failed: 0 }, '1 of 3 done, 2 not finished'],
     [{ files: 0, done: 0, failed: 0 }, 'no files'],
   ])('%j', (c, words) => expect(runOutcome(c)).toBe(words));
+});
+
+describe('a file by its name, never its id', () => {
+  it('its name in quotes; its folder only when asked (another file has the same name)', () => {
+    expect(fileNamed('/scans/march/inv-7.pdf')).toBe('"inv-7.pdf"');
+    expect(fileNamed('/scans/march/inv-7.pdf', null, true)).toBe('"inv-7.pdf" in /scans/march');
+    expect(fileNamed('C:\\Scans\\inv-7.pdf', null, true)).toBe('"inv-7.pdf" in C:\\Scans');
+    expect(fileNamed('/scans/x', 'Rechnung März.pdf')).toBe('"Rechnung März.pdf"');
+  });
 });

@@ -11,7 +11,8 @@ import { serviceKeys } from './005-service-keys.js';
 import { serviceShapes } from './006-service-shapes.js';
 import { folderProblems } from './007-folder-problems.js';
 import { joinedWordsSearch } from './008-joined-words.js';
+import { reviewSince } from './009-review-since.js';
 
 export type Migration = (db: Db) => void;
 
-export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceKeys, serviceShapes, folderProblems, joinedWordsSearch];
+export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceKeys, serviceShapes, folderProblems, joinedWordsSearch, reviewSince];

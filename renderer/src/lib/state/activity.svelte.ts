@@ -165,7 +165,7 @@ class ActivityState {
     try {
       await fn();
     } catch (e) {
-      app.notify('error', `${f.name}: ${message(e)}`, Date.now(), { topic: `files:${f.id}` });
+      app.notifyError(e, `${f.name}: `, `files:${f.id}`);
     } finally {
       const next = new Set(this.busy);
       next.delete(f.id);

@@ -4,6 +4,7 @@
  * and `notice` events.
  */
 import type { AppInfo, ConnectionState, Notice, StatusView } from '../../../../shared/ui/views.js';
+import { errorCode } from '../../../../shared/ui/errors.js';
 import { bridge } from '../bridge.js';
 
 export interface ShownNotice extends Notice {
@@ -102,7 +103,7 @@ class AppState {
     try {
       this.status = await bridge.call(this.paused ? 'engine.resume' : 'engine.pause', {});
     } catch (e) {
-      this.notify('error', message(e));
+      this.notifyError(e);
     } finally {
       this.pausing = false;
     }
@@ -126,13 +127,12 @@ class AppState {
 
   /**
    * Shows a notice. `topic` says what it is about, so an error goes by itself once that is resolved:
-   * "sign in first" once signed in (given that topic by itself), `service` once the service is back,
-   * `files:1,2` once those files are done. Over MAX_NOTICES, information goes before errors.
+   * `signin` once signed in, `service` once the service is back, `files:1,2` once those files are
+   * done. Over MAX_NOTICES, information goes before errors.
    */
   notify(level: Notice['level'], msg: string, atMs = Date.now(), more: Pick<Notice, 'detail' | 'topic'> = {}): void {
     if (this.notices.some((o) => o.msg === msg && o.level === level && Math.abs(atMs - o.atMs) < REPEAT_MS)) return;
-    const topic = more.topic ?? (/^sign in\b/i.test(msg) ? 'signin' : null);
-    const n: ShownNotice = { level, msg, atMs, id: this.nextId++, detail: more.detail ?? null, topic };
+    const n: ShownNotice = { level, msg, atMs, id: this.nextId++, detail: more.detail ?? null, topic: more.topic ?? null };
     let shown = [...this.notices, n];
     while (shown.length > MAX_NOTICES) {
       const drop = shown.findIndex((o) => o.level !== 'error');
@@ -142,6 +142,14 @@ class AppState {
     this.history = [...this.history, n].slice(-MAX_HISTORY);
     const after = AUTO_DISMISS_MS[level];
     if (after !== null) setTimeout(() => this.dismiss(n.id), after);
+  }
+
+  /**
+   * Shows a failed request as an error notice, `prefix` before the engine's words. Its topic comes
+   * from the error's code (a request that needs a session goes once signed in), else `topic`.
+   */
+  notifyError(e: unknown, prefix = '', topic: string | null = null): void {
+    this.notify('error', `${prefix}${message(e)}`, Date.now(), { topic: errorTopic(e) ?? topic });
   }
 
   dismiss(id: number): void {
@@ -174,6 +182,11 @@ class AppState {
       return topic === '' ? [] : [{ ...n, topic }];
     });
   }
+}
+
+/** The notice topic an error's code gives (see AppState.notify), else null. */
+export function errorTopic(e: unknown): string | null {
+  return errorCode(e) === 'sign-in-needed' ? 'signin' : null;
 }
 
 /** An error's one-line message (the engine's own words). */

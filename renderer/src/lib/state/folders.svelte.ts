@@ -14,6 +14,12 @@ class FoldersState {
   list = $state.raw<FolderView[]>([]);
   loaded = $state(false);
   error = $state<string | null>(null);
+  /**
+   * Offers to retry the files that failed because of a folder's old settings (folder id -> how
+   * many), made after a save. Held here, not on the screen, so leaving Hot folders keeps them: each
+   * goes when the person retries or says "Not now", or once none of those files is failed any more.
+   */
+  retryOffers = $state.raw<ReadonlyMap<number, number>>(new Map());
 
   private byId = $derived(new Map(this.list.map((f) => [f.id, f])));
   private started = false;
@@ -53,6 +59,43 @@ class FoldersState {
     } finally {
       this.loaded = true;
     }
+    // Files moved (this runs on `status`): an offer whose files are all retried or gone goes too.
+    if (this.retryOffers.size > 0) await this.recountOffers();
+  }
+
+  /** Offers a retry of `count` files of the folder (none: takes its offer away). */
+  offerRetry(id: number, count: number): void {
+    const next = new Map(this.retryOffers);
+    if (count > 0) next.set(id, count);
+    else next.delete(id);
+    this.retryOffers = next;
+  }
+
+  dismissOffer(id: number): void {
+    if (this.retryOffers.has(id)) this.offerRetry(id, 0);
+  }
+
+  /** Retries the offered files with the folder's current settings; the offer goes either way but a failed call. */
+  async retryOffered(id: number): Promise<{ retried: number; problems: string[] }> {
+    const r = await bridge.call('folders.retryFailed', { id });
+    this.dismissOffer(id);
+    return r;
+  }
+
+  private async recountOffers(): Promise<void> {
+    for (const id of [...this.retryOffers.keys()]) {
+      if (!this.byId.has(id)) {
+        this.dismissOffer(id);
+        continue;
+      }
+      try {
+        const { count } = await bridge.call('folders.failedBySettings', { id });
+        // Dismissed or retried while the count was on its way: stays gone.
+        if (this.retryOffers.has(id)) this.offerRetry(id, count);
+      } catch {
+        // Not counted this time: the offer stays as it was.
+      }
+    }
   }
 
   get(id: number | null): FolderView | undefined {
@@ -76,6 +119,7 @@ class FoldersState {
   async remove(id: number): Promise<void> {
     await bridge.call('folders.remove', { id });
     this.list = this.list.filter((f) => f.id !== id);
+    this.dismissOffer(id);
   }
 }
 

@@ -3,7 +3,7 @@
  * field) and exports of what is selected across runs (a folder, a date range), over a real store.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportSelection, exportText, selectedRuns } from '../../../../electron/engine/app/exports.js';
+import { exportRun, exportSelection, exportText, selectedRuns } from '../../../../electron/engine/app/exports.js';
 import type { Store } from '../../../../electron/engine/store/index.js';
 import { parseResultsPage } from '../../../../shared/service/index.js';
 import { dayBounds } from '../../../../shared/day-range.js';
@@ -48,7 +48,7 @@ describe('the wide CSV', () => {
       const st = own.open();
       const r = st.runs.addRun({ serviceRunId: 'run_one' }).id;
       st.results.storeResultsPage(r, page, parseResultsPage(page), 0);
-      return exportText('csv-wide', st.results.filesOfRun(r));
+      return exportText('csv-wide', st.results.filesOfRun(r), new Map());
     } finally {
       own.cleanup();
     }
@@ -100,15 +100,73 @@ describe('exports across runs', () => {
       '',
     ].join('\r\n'));
     const long = exportSelection(s, { folderId: folderB }, 'csv').text.split('\r\n');
-    expect(long[0]).toBe('run,file,document,class,pages,field,value,type,confidence,valid,error');
-    expect(long[2]).toBe('run_b1,b1.pdf,1,Invoice,1,total_amount,1250.00,TEXT,,,');
-    const json = JSON.parse(exportSelection(s, { folderId: null }, 'json').text) as { run: string; file: string }[];
-    expect(json.map((f) => [f.run, f.file])).toEqual([['run_hand', 'hand.pdf']]);
+    expect(long[0]).toBe('run,scope,file,document,class,pages,field,value,type,confidence,valid,error');
+    expect(long[2]).toBe('run_b1,document,b1.pdf,1,Invoice,1,total_amount,1250.00,TEXT,,,');
+    const json = JSON.parse(exportSelection(s, { folderId: null }, 'json').text) as { files: { run: string; file: string }[]; case_fields: unknown[] };
+    expect(json.files.map((f) => [f.run, f.file])).toEqual([['run_hand', 'hand.pdf']]);
+    expect(json.case_fields).toEqual([]);
   });
 
   it('a day that does not exist is no day', () => {
     expect(dayBounds('2026-02-31')).toBeNull();
     expect(dayBounds('31.12.2026')).toBeNull();
     expect(dayBounds('2026-11-30')!.endMs - dayBounds('2026-11-30')!.startMs).toBeGreaterThanOrEqual(23 * 3_600_000);
+  });
+});
+
+describe('case fields in exports (issue 12)', () => {
+  // Two runs of one folder, each with its own case fields (the fixture's case_total and case_due; the second with other values).
+  let c: TempStore;
+  let cs: Store;
+  let first = 0;
+  beforeAll(() => {
+    c = tempStore();
+    let at = NOV_1;
+    cs = c.open({ now: () => at });
+    const folder = cs.folders.add({ path: '/scans/c', deploymentId: 'd1' }).id;
+    const store = (id: string, page: Record<string, unknown>): number => {
+      at += 3_600_000;
+      const r = cs.runs.addRun({ serviceRunId: id, batchId: cs.runs.addBatch({ folderId: folder }).id }).id;
+      cs.results.storeResultsPage(r, page, parseResultsPage(page), 0);
+      return r;
+    };
+    first = store('run_c1', resultsPage());
+    const second = onlyFile('c2.pdf', [field('invoice_number', 'INV-9')]);
+    store('run_c2', { ...second, case_info: { fields: [{ name: 'case_total', value: '9.00', input_fields: [], chosen_field: null, edit_history: [], validations: { valid: true, failures: [] } }] } });
+  });
+  afterAll(() => c.cleanup());
+
+  it('the long CSV: each row has a scope; the run\'s case fields follow its documents, with why one is not valid', () => {
+    const rows = exportRun(cs, first, 'csv').text.trimEnd().split('\r\n');
+    expect(rows[0]).toBe('scope,file,document,class,pages,field,value,type,confidence,valid,error');
+    expect(rows.slice(1, -2).every((r) => r.startsWith('document,'))).toBe(true);
+    expect(rows.slice(-2)).toEqual(['case,,,,,case_total,1234.50,,,true,', 'case,,,,,case_due,,,,false,no input; due date missing']);
+  });
+
+  it('the wide CSV: a column "case: NAME" per case field, its value on each of the run\'s documents', () => {
+    const rows = exportRun(cs, first, 'csv-wide').text.trimEnd().split('\r\n').map((r) => r.split(','));
+    expect(rows[0]!.slice(-2)).toEqual(['case: case_total', 'case: case_due']);
+    expect(rows.slice(1).map((r) => [r[0], r.at(-2), r.at(-1)])).toEqual([
+      ['Rechnung Müller 2026-03.pdf', '1234.50', ''], ['scan_0007.pdf', '1234.50', ''], ['scan_0007.pdf', '1234.50', ''],
+    ]);
+  });
+
+  it('across runs each run\'s case values stay with its own documents and rows; JSON has them as case_fields', () => {
+    const wide = exportSelection(cs, {}, 'csv-wide').text.trimEnd().split('\r\n').map((r) => r.split(','));
+    const total = wide[0]!.indexOf('case: case_total');
+    expect(wide.slice(1).map((r) => [r[0], r[total]])).toEqual([['run_c1', '1234.50'], ['run_c1', '1234.50'], ['run_c1', '1234.50'], ['run_c2', '9.00']]);
+    const long = exportSelection(cs, {}, 'csv').text.trimEnd().split('\r\n');
+    expect(long.filter((r) => r.split(',')[1] === 'case')).toEqual([
+      'run_c1,case,,,,,case_total,1234.50,,,true,', 'run_c1,case,,,,,case_due,,,,false,no input; due date missing', 'run_c2,case,,,,,case_total,9.00,,,true,',
+    ]);
+    // The first run's case rows come right after its documents, before the second run's.
+    expect(long.indexOf('run_c1,case,,,,,case_due,,,,false,no input; due date missing')).toBeLessThan(long.findIndex((r) => r.startsWith('run_c2,document,')));
+    const json = JSON.parse(exportSelection(cs, {}, 'json').text) as { files: { run: string }[]; case_fields: { run: string; name: string; value: string | null; valid: boolean | null; error_msg: string | null; failures: unknown[] }[] };
+    expect(json.files.map((f) => f.run)).toEqual(['run_c1', 'run_c1', 'run_c2']);
+    expect(json.case_fields).toEqual([
+      expect.objectContaining({ run: 'run_c1', name: 'case_total', value: '1234.50', valid: true, error_msg: null }),
+      expect.objectContaining({ run: 'run_c1', name: 'case_due', value: null, valid: false, error_msg: 'no input', failures: [{ type: 'required', msg: 'due date missing' }] }),
+      expect.objectContaining({ run: 'run_c2', name: 'case_total', value: '9.00' }),
+    ]);
   });
 });

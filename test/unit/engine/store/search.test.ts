@@ -224,6 +224,40 @@ describe('search: words as people type them (issue 12)', () => {
     expect(ws.search('1250').find((h) => h.fieldName === '_1st_Line_Item')?.snippet).toBe('Desk chair [1,250.00] EUR');
   });
 
+  it('a number half typed with a separator finds what it begins, as its digits alone would ("1,25" as "125")', () => {
+    const all1250 = ['_1st_Line_Item=Desk chair 1,250.00 EUR', 'total_amount=1.250,00', 'total_amount=1250'];
+    expect(found('125')).toEqual(all1250);
+    expect(found('1,25')).toEqual(all1250);
+    expect(found("1'25")).toEqual(all1250);
+    // A period before two digits is a decimal one: 12.50 is a price, 1.25 not 1,250 half typed.
+    expect(found('1.25')).toEqual([]);
+    expect(ftsQuery('12.50')).toBe('"12.50"');
+    expect(found('2 48')).toEqual([]);
+    expect(found('2,48')).toEqual(['net_amount=2 480,00 €']);
+    expect(ws.search('1,25').find((h) => h.value === '1250')?.snippet).toBe('[1250]');
+    // Not a prefix when asked for whole words; a first group of four digits has no thousands separator.
+    expect(ws.search('1,25', 50, { prefix: false })).toEqual([]);
+    expect(ftsQuery('1,25')).toBe('("1,25" OR "125"*)');
+    expect(ftsQuery('1250,5')).toBe('"1250,5"');
+    expect(ftsQuery('1.250,0')).toBe('("1.250,0" OR "1250 0")');
+    expect(ftsQuery('1,250,0')).toBe('("1,250,0" OR "1250 0" OR "12500"*)');
+  });
+
+  it('"1 250", "1\'250" and "1.250,00" are one number: found as the number or as its groups', () => {
+    const all1250 = ['_1st_Line_Item=Desk chair 1,250.00 EUR', 'total_amount=1.250,00', 'total_amount=1250'];
+    expect(found('1 250')).toEqual(all1250);
+    expect(found("1'250")).toEqual(all1250);
+    expect(found('1\u00a0250')).toEqual(all1250);
+    expect(found('1.250,00')).toEqual(['_1st_Line_Item=Desk chair 1,250.00 EUR', 'total_amount=1.250,00']);
+    expect(found('1 250,00')).toEqual(['_1st_Line_Item=Desk chair 1,250.00 EUR', 'total_amount=1.250,00']);
+    expect(found('2 480')).toEqual(['net_amount=2 480,00 €']);
+    expect(found('chair 1 250')).toEqual(['_1st_Line_Item=Desk chair 1,250.00 EUR']);
+    expect(ftsQuery('1 250')).toBe('(("1" AND "250"*) OR "1250"*)');
+    // Groups of other lengths stay separate words.
+    expect(ftsQuery('1 25 3003')).toBe('"1" AND "25" AND "3003"*');
+    expect(ws.search('1 250').find((h) => h.value === '1250')?.snippet).toBe('[1250]');
+  });
+
   it('a joined word in a class or file name narrows fields like any other word', () => {
     expect(found('INV-30 total')).toEqual(['total_amount=1250']);
   });

@@ -22,7 +22,7 @@ describe('validateFolderSettings', () => {
         polling: { enabled: false, intervalMs: 2000 },
         stabilityMs: 2000,
         rescanIntervalMs: 300_000,
-        batching: { quietMs: 10_000, maxFiles: 100, maxBytes: 1024 ** 3 },
+        batching: { minQuietMs: 1000, quietMs: 10_000, maxFiles: 100, maxBytes: 1024 ** 3 },
         afterSuccess: { action: 'keep' },
         afterFailure: { errorDir: null },
         run: { tags: [], customKeys: {}, pdfPasswords: {}, postProcessPdf: false },
@@ -31,6 +31,20 @@ describe('validateFolderSettings', () => {
       },
     });
     expect(FOLDER_DEFAULTS.batching.quietMs).toBe(10_000);
+  });
+
+  it('a folder stored before minQuietMs existed gets the default wait, or its own quiet time when that is shorter', () => {
+    const ok = (batching: unknown) => {
+      const r = validateFolderSettings({ path: '/in', deployment: 'd', batching });
+      if (!r.ok) throw new Error(r.errors.join('\n'));
+      return r.settings.batching;
+    };
+    expect(ok({ quietMs: 10_000, maxFiles: 100, maxBytes: 1024 ** 3 })).toEqual({ minQuietMs: 1000, quietMs: 10_000, maxFiles: 100, maxBytes: 1024 ** 3 });
+    expect(ok({ quietMs: 60_000 })).toMatchObject({ minQuietMs: 1000, quietMs: 60_000 });
+    expect(ok({ quietMs: 300 })).toMatchObject({ minQuietMs: 300, quietMs: 300 });
+    // A fixed wait, as before: both the same.
+    expect(ok({ minQuietMs: 5000, quietMs: 5000 })).toMatchObject({ minQuietMs: 5000, quietMs: 5000 });
+    expect(errorsOf({ path: '/in', deployment: 'd', batching: { minQuietMs: 4000, quietMs: 3000 } })).toEqual(['batching.minQuietMs must not be longer than batching.quietMs (4000 > 3000)']);
   });
 
   it('accepts a full setting and its own output (round trip)', () => {

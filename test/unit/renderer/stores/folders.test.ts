@@ -1,7 +1,8 @@
 // The hot folders store (renderer/src/lib/state/folders.svelte.ts) on the real engine side: the list
 // follows `folders` events and saves; the engine's validation errors come back as its one-line
-// message; counts and last activity catch up (throttled) while a real PDF goes through the sandbox.
-import { rm } from 'node:fs/promises';
+// message; counts and last activity catch up (throttled) while a real PDF goes through the sandbox;
+// the offer to retry files a settings change may fix outlives the screen, and goes when they are done.
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bridge } from '../../../../renderer/src/lib/bridge.js';
@@ -9,8 +10,9 @@ import { folders } from '../../../../renderer/src/lib/state/folders.svelte.js';
 import { validateFolderSettings } from '../../../../shared/hot-folder.js';
 import type { FolderView } from '../../../../shared/ui/views.js';
 import { FAST_FOLDER } from '../../../helpers/engine.js';
+import { encryptPdf } from '../../../helpers/pdf-fixtures.js';
 import { waitUntil } from '../../../helpers/wait.js';
-import { listeners, storeEnv, writeInvoice, type StoreEnv } from './store-env.js';
+import { invoice, listeners, storeEnv, writeInvoice, type StoreEnv } from './store-env.js';
 
 let env: StoreEnv;
 let stop: (() => void) | undefined;
@@ -89,6 +91,37 @@ describe('folders store', { timeout: 60_000 }, () => {
     expect(folders.get(saved.id)?.enabled).toBe(false);
     await bridge.call('folders.setEnabled', { id: saved.id, enabled: true });
     expect(folders.get(saved.id)?.enabled).toBe(true);
+  });
+
+  it('an offer to retry the files a settings change may fix stays until acted on, dismissed, or the files are done', async () => {
+    // A locked PDF fails at the service for want of its password.
+    await writeFile(join(inbox, 'Locked Invoice.pdf'), await encryptPdf(await invoice(5), 'pw-5'));
+    const locked = async () => (await bridge.call('files.page', { offset: 0, limit: 50 })).rows.find((f) => f.name === 'Locked Invoice.pdf');
+    await waitUntil(async () => (await locked())?.state === 'failed', 'the locked file fails', 60_000);
+    saved = await folders.save(saved.id, { ...saved.settings, run: { ...saved.settings.run, pdfPasswords: { 'Locked Invoice': 'pw-5' } } });
+    const { count } = await bridge.call('folders.failedBySettings', { id: saved.id });
+    expect(count).toBe(1);
+
+    // Held by the store, not the screen: reloads (as on every `status`) keep it while the file is failed.
+    folders.offerRetry(saved.id, count);
+    await folders.load();
+    expect(folders.retryOffers).toEqual(new Map([[saved.id, 1]]));
+    folders.dismissOffer(saved.id);
+    expect(folders.retryOffers.size).toBe(0);
+
+    // Offered again, then the file is retried elsewhere (Activity's Retry): the offer goes by itself.
+    folders.offerRetry(saved.id, count);
+    const file = (await locked())!;
+    await bridge.call('files.retry', { id: file.id });
+    await waitUntil(() => folders.retryOffers.size === 0, 'the offer goes once its file is no longer failed', 30_000);
+    await waitUntil(async () => (await locked())?.state === 'done', 'the retried file is done', 60_000);
+  });
+
+  it('retrying from the offer retries the files and takes the offer away', async () => {
+    // Nothing failed is left: the engine retries nothing, and the offer still goes (the person acted).
+    folders.offerRetry(saved.id, 1);
+    expect(await folders.retryOffered(saved.id)).toEqual({ retried: 0, problems: [] });
+    expect(folders.retryOffers.size).toBe(0);
   });
 
   it('a folder gone from disk shows its problem on the next load', async () => {

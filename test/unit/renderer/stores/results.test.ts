@@ -167,8 +167,9 @@ describe('results store', { timeout: 60_000 }, () => {
     expect([results.busy, results.actionError]).toEqual([null, null]);
     expect(saved.map((s) => s.name)).toEqual([`${serviceRunId}.csv`, `${serviceRunId}.json`]);
     expect(await savedText(0)).toContain(',invoice_number,INV-71,');
-    const json = JSON.parse(await savedText(1)) as { file: string }[];
-    expect(json.map((x) => x.file).sort()).toEqual(['inv-71.pdf', 'inv-72.pdf']);
+    const json = JSON.parse(await savedText(1)) as { files: { file: string }[]; case_fields: unknown[] };
+    expect(json.case_fields.length).toBeGreaterThan(0);
+    expect(json.files.map((x) => x.file).sort()).toEqual(['inv-71.pdf', 'inv-72.pdf']);
   });
 
   it("shows the original in the in-app viewer (no host app to open it); a missing processed PDF is the engine's message", async () => {
@@ -203,6 +204,14 @@ describe('results store', { timeout: 60_000 }, () => {
       runId = row?.id ?? null;
       return runId !== null;
     }, 'the run waits for review', 30_000);
+    // The queue's row counts its wait from when the run was first seen waiting, not from the run's start.
+    const waiting = async () => (await bridge.call('files.page', { offset: 0, limit: 50 })).rows.find((f) => f.id === queued!.id);
+    await waitUntil(async () => (await waiting())?.reviewWaiting === true, 'the file waits for review');
+    const row = (await waiting())!;
+    expect(row.state).toBe('running');
+    expect(row.reviewSinceMs).not.toBeNull();
+    expect(row.reviewSinceMs!).toBeGreaterThanOrEqual(row.updatedMs);
+    expect(row.reviewSinceMs!).toBeLessThanOrEqual(Date.now());
     await results.open({ fileId: queued!.id });
     expect(results.actionError).toBe('That file has no results yet.');
     // Opened from the Runs screen.
@@ -217,6 +226,8 @@ describe('results store', { timeout: 60_000 }, () => {
     expect(results.runId).toBe(runId);
     const total = results.run?.files[0]?.documents[0]?.fields.find((f) => f.name === 'total_amount');
     expect(total).toMatchObject({ value: 'TBD', valid: false });
+    await waitUntil(async () => (await waiting())?.state === 'done', 'the approved file is done');
+    expect(await waiting()).toMatchObject({ reviewWaiting: false, reviewSinceMs: null });
     // Dropped in by hand: the tree shows it under no folder.
     await waitUntil(() => results.tree.some((f) => f.folderId === null && f.runs.some((r) => r.id === runId)), 'the tree has the run');
   });

@@ -2,13 +2,14 @@
  * The renderer's stores against the real engine side: an in-process AppCore (real store, real engine,
  * real sandbox for "Try the sandbox") wrapped as the contract's Bridge and installed with useBridge().
  * AppCore.call is what the HTTP and IPC transports call (the real handler table with its argument
- * checks). Arguments, answers and events are structured-cloned, as Electron IPC does (the HTTP bridge
- * copies through JSON), so a store never shares an object with the engine.
+ * checks). Arguments, answers, errors (their message and code) and events are structured-cloned, as
+ * Electron IPC does (the HTTP bridge copies through JSON), so a store never shares an object with the engine.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { useBridge } from '../../../../renderer/src/lib/bridge.js';
 import type { Args, Bridge, EventChannel, Events, RequestChannel, Results } from '../../../../shared/ui/contract.js';
+import { errorReply, replyError } from '../../../../shared/ui/errors.js';
 import { coreEnv, type CoreEnv } from '../../../helpers/app-core.js';
 import { invoicePdf } from '../../../helpers/pdf-fixtures.js';
 import { caller } from '../../../helpers/sandbox.js';
@@ -58,7 +59,14 @@ export async function storeEnv(): Promise<StoreEnv> {
       const c = { channel, args: structuredClone(args) };
       env.calls.push(c);
       await env.beforeCall?.(c);
-      return structuredClone(await core.call(channel, c.args)) as Results[C];
+      let result: unknown;
+      try {
+        result = await core.call(channel, c.args);
+      } catch (err) {
+        // As the transports carry it: the one-line message and its code, in a reply envelope.
+        throw replyError(structuredClone(errorReply(err instanceof Error ? err.message : String(err), err)));
+      }
+      return structuredClone(result) as Results[C];
     },
     on<E extends EventChannel>(event: E, fn: (payload: Events[E]) => void): () => void {
       const listener = (payload: Events[E]): void => fn(structuredClone(payload));
