@@ -4,10 +4,11 @@
 // client alone uploading 2,000 of them at its default concurrency (as `bench:upload` does for small
 // files), measured before and after the engine; the intake+upload rate is given as a ratio to the
 // faster of the two (files of their own, so both runs read the same). `--curl` adds the old `xargs -P 8 curl` baseline (slow here: a process per file).
-//   npm run bench:hot-folder [-- --files 10000] [--curl] [--until-uploaded]
+//   npm run bench:hot-folder [-- --files 10000] [--curl] [--until-uploaded] [--snapshot-at-mb N]
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { writeHeapSnapshot } from 'node:v8';
 import { join } from 'node:path';
 import { Engine } from '../electron/engine/engine.js';
 import { ServiceClient } from '../electron/engine/service/index.js';
@@ -79,9 +80,15 @@ try {
   const rssAt: Record<string, number> = {};
   // The largest RSS sampled, and how much of it was V8's heap and memory outside it (buffers, SQLite, ...) then.
   let top = process.memoryUsage();
+  // --snapshot-at-mb N: a heap snapshot (into the working folder) the first time RSS passes N MB, to see what holds it.
+  let snapshotAt = arg('snapshot-at-mb', Infinity) * 1024 * 1024;
   for (;;) {
     const m = process.memoryUsage();
     if (m.rss > top.rss) top = m;
+    if (m.rss > snapshotAt) {
+      console.log(`  heap snapshot at ${mb(m.rss)} MB RSS (V8 heap ${mb(m.heapUsed)} MB in use): ${writeHeapSnapshot()}; after it ${mb(process.memoryUsage().heapUsed)} MB in use`);
+      snapshotAt = Infinity;
+    }
     const c = store.files.countByState();
     const at = (performance.now() - t0) / 1000;
     const rows = Object.values(c).reduce((a, b) => a + b, 0);

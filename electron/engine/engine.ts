@@ -48,7 +48,7 @@ const FOLDER_SYNC_MS = 3000;
 
 /**
  * Storing a finished run's results waits for files still to be taken in or uploaded (resultsTurn in
- * context.ts), at most this long per page, so a steady stream of files cannot hold results back for good.
+ * context.ts), at most this long before each page, so a steady stream of files cannot hold results back for good.
  */
 const UPLOADS_FIRST_MAX_MS = 30_000;
 /** How often that wait looks again: the uploads it waits for end in many places. */
@@ -90,7 +90,7 @@ export class Engine extends EventEmitter<EngineEvents> {
   private readonly folders = new Map<number, FolderLoop>();
   /** Files hashed and taken in at once: a drop of 10,000 files opens 8 at a time, not 10,000 (EMFILE, memory). */
   private readonly intakeSlots = new Semaphore(8);
-  /** Results pages fetched and stored one at a time (resultsTurn in context.ts). */
+  /** One run's results stored at a time (resultsTurn in context.ts). */
   private readonly resultsSlot = new Semaphore(1);
   private readonly ctl = new AbortController();
   private readonly queue: number[] = [];
@@ -118,6 +118,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       (e, ...a) => (this.emit as (e: string, ...a: unknown[]) => boolean)(e, ...a),
       (e) => log(this.ctx, 'warn', 'Something went wrong while DocSync showed a change.', { detail: technical(e) }),
     );
+    this.ctx.uploadsFirst = () => this.uploadsFirst();
     this.ctx.resultsTurn = (fn) =>
       this.resultsSlot.run(async () => {
         await this.uploadsFirst();

@@ -29,12 +29,15 @@ export interface PipelineContext {
   /** Runs store writes in the next group commit (group-commit.ts); resolves once they are committed. */
   commit<T>(fn: () => T): Promise<T>;
   /**
-   * Runs `fn` (fetching and storing one page of a finished run's results, or finishing its files) when
-   * it is results' turn: after the files waiting to be taken in or uploaded (at most a while), and one
-   * such step at a time engine-wide. Results are local work that can wait; uploads are work the service
-   * waits for, and several runs' pages at once held as many pages in memory. Absent: at once.
+   * Runs `fn` (storing a finished run's results and finishing its files) when it is results' turn:
+   * one run at a time engine-wide, after the files waiting to be taken in or uploaded (at most a
+   * while). Results are local work that can wait; uploads are work the service waits for; and each
+   * run's results being read at once held a page of every finished run in memory (with the run's
+   * whole case_info in every page, several MB each). Absent: at once.
    */
   resultsTurn?: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** Resolves once no file waits to be taken in or uploaded, or after a while at the latest (between results pages). Absent: at once. */
+  uploadsFirst?: () => Promise<void>;
 }
 
 type Emit = PipelineContext['emit'];

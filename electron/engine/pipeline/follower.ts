@@ -27,15 +27,11 @@ const ALL_BLOCKS = { include_review_results: true, include_confidence_scores: tr
 
 /** Stores every results page of a finished run, then downloads its post-processed PDFs. */
 async function storeResults(ctx: PipelineContext, run: RunRow, signal: AbortSignal): Promise<void> {
-  // Each page is parsed and stored in one long stretch of the event loop: it waits for its turn (issue 14).
-  const pages = ctx.client.iterateResults(run.serviceRunId, ALL_BLOCKS, { signal });
-  for (let more = true; more; ) {
-    more = await turn(ctx, async () => {
-      const next = await pages.next();
-      if (next.done) return false;
-      ctx.store.results.storeResultsPage(run.id, next.value.raw, next.value.page, next.value.fileOffset);
-      return true;
-    });
+  // Each page is parsed and stored in one long stretch of the event loop: files waiting to be taken
+  // in or uploaded go first, before the next page is fetched (issue 14).
+  for await (const p of ctx.client.iterateResults(run.serviceRunId, ALL_BLOCKS, { signal })) {
+    ctx.store.results.storeResultsPage(run.id, p.raw, p.page, p.fileOffset);
+    await ctx.uploadsFirst?.();
   }
   // Per service: two services may use the same run ids.
   const dir = join(ctx.home, 'artifacts', String(ctx.serviceId), run.serviceRunId);
@@ -95,14 +91,11 @@ async function finishFile(ctx: PipelineContext, f: FileRow, runId: number, failu
 
 async function finishRunFiles(ctx: PipelineContext, run: RunRow, status: RunStatus, msg: string | null): Promise<void> {
   if (run.batchId === null) return;
-  const batchId = run.batchId;
-  await turn(ctx, async () => {
-    for (const f of ctx.store.files.list({ batchId })) {
-      if (f.state !== 'running' && f.state !== 'uploaded') continue;
-      const failure = status === 'COMPLETE' ? fileErrors(ctx, f, run.id) : `the run ${status === 'CANCELLED' ? 'was cancelled' : 'failed'}: ${msg ?? 'no message'}`;
-      await finishFile(ctx, f, run.id, failure);
-    }
-  });
+  for (const f of ctx.store.files.list({ batchId: run.batchId })) {
+    if (f.state !== 'running' && f.state !== 'uploaded') continue;
+    const failure = status === 'COMPLETE' ? fileErrors(ctx, f, run.id) : `the run ${status === 'CANCELLED' ? 'was cancelled' : 'failed'}: ${msg ?? 'no message'}`;
+    await finishFile(ctx, f, run.id, failure);
+  }
 }
 
 /** `fn` in results' turn (context.ts), or at once. */
@@ -135,12 +128,14 @@ export async function followRun(ctx: PipelineContext, run: RunRow, previousDelay
   if (updated && (updated.status !== run.status || updated.msg !== run.msg)) ctx.emit('run', { run: updated });
   if (status === 'STOPPED_AT_CHECKPOINT') return policy.reviewMs;
   if (status === 'COMPLETE') {
-    await storeResults(ctx, updated ?? run, signal);
-    await finishRunFiles(ctx, run, 'COMPLETE', record.msg ?? null);
+    await turn(ctx, async () => {
+      await storeResults(ctx, updated ?? run, signal);
+      await finishRunFiles(ctx, run, 'COMPLETE', record.msg ?? null);
+    });
     return null;
   }
   if (status === 'FAILED' || status === 'CANCELLED') {
-    await finishRunFiles(ctx, run, status, record.msg ?? null);
+    await turn(ctx, () => finishRunFiles(ctx, run, status, record.msg ?? null));
     return null;
   }
   return Math.min(policy.maxMs, previousDelayMs ? previousDelayMs * 2 : policy.initialMs);
