@@ -2,7 +2,7 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import { rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { FOLDER_DEFAULTS, QUICK_STABLE_MS, validateFolderSettings, type FolderRunSettings, type FolderTarget, type HotFolderSettings } from '../../shared/hot-folder.js';
-import { inWords, log, setState, settingsOf, technical, type EngineEvents, type PipelineContext } from './pipeline/context.js';
+import { inWords, log, pipelineContext, setState, settingsOf, technical, type EngineEvents, type PipelineContext } from './pipeline/context.js';
 import { fileNamed, retryLater } from '../../shared/ui/messages.js';
 import { DEFAULT_POLL, followRun, type PollPolicy } from './pipeline/follower.js';
 import { sha256File } from './pipeline/hash.js';
@@ -18,7 +18,8 @@ import type { FileRow, FileState, FolderRow, ServiceKey, Store } from './store/i
 import { BatchPlanner, type BatchFile } from './watch/batcher.js';
 import { scanFolder } from './watch/scan.js';
 import { createFilter } from './watch/ignore.js';
-import { FolderWatcher } from './watch/watcher.js';
+import { FolderWatcher, type StableFile } from './watch/watcher.js';
+import { Fifo } from './pipeline/fifo.js';
 import { notRegular } from './watch/file-kind.js';
 import { canSeeWriters, openForWriting } from './watch/writers.js';
 
@@ -39,8 +40,19 @@ export interface EngineOptions {
   retry?: { initialMs: number; maxMs: number };
 }
 
+/** Workers taking in one folder's stable files (each holds one of the engine's 8 intake slots while it reads a file). */
+const TAKERS_PER_FOLDER = 8;
+
 /** How often the store's folder table is compared with the running watchers. */
 const FOLDER_SYNC_MS = 3000;
+
+/**
+ * Storing a finished run's results waits for files still to be taken in or uploaded (resultsTurn in
+ * context.ts), at most this long before each page, so a steady stream of files cannot hold results back for good.
+ */
+const UPLOADS_FIRST_MAX_MS = 30_000;
+/** How often that wait looks again: the uploads it waits for end in many places. */
+const UPLOADS_FIRST_POLL_MS = 100;
 
 interface FolderLoop {
   row: FolderRow;
@@ -48,6 +60,10 @@ interface FolderLoop {
   watcher: FolderWatcher;
   planner: BatchPlanner<BatchFile & { id: number }>;
   timer?: NodeJS.Timeout;
+  /** Stable files reported by the watcher, waiting to be taken in (takeIn). */
+  waiting: Fifo<StableFile>;
+  /** Workers taking them in now. */
+  takers: number;
 }
 
 export interface EngineStatus {
@@ -74,6 +90,8 @@ export class Engine extends EventEmitter<EngineEvents> {
   private readonly folders = new Map<number, FolderLoop>();
   /** Files hashed and taken in at once: a drop of 10,000 files opens 8 at a time, not 10,000 (EMFILE, memory). */
   private readonly intakeSlots = new Semaphore(8);
+  /** One run's results stored at a time (resultsTurn in context.ts). */
+  private readonly resultsSlot = new Semaphore(1);
   private readonly ctl = new AbortController();
   private readonly queue: number[] = [];
   private readonly uploading = new Set<number>();
@@ -95,7 +113,17 @@ export class Engine extends EventEmitter<EngineEvents> {
     // Every upload and poll in flight listens on the engine's stop signal: a dozen or more at once is normal.
     setMaxListeners(1000, this.ctl.signal);
     this.serviceId = o.store.services.ensure(o.service ?? { url: normalizeUrl(o.client.config.baseUrl), context: o.client.config.context ?? null }).id;
-    this.ctx = { store: o.store, client: o.client, home: o.home, serviceId: this.serviceId, emit: (e, ...a) => (this.emit as (e: string, ...a: unknown[]) => boolean)(e, ...a) };
+    this.ctx = pipelineContext(
+      { store: o.store, client: o.client, home: o.home, serviceId: this.serviceId },
+      (e, ...a) => (this.emit as (e: string, ...a: unknown[]) => boolean)(e, ...a),
+      (e) => log(this.ctx, 'warn', 'Something went wrong while DocSync showed a change.', { detail: technical(e) }),
+    );
+    this.ctx.uploadsFirst = () => this.uploadsFirst();
+    this.ctx.resultsTurn = (fn) =>
+      this.resultsSlot.run(async () => {
+        await this.uploadsFirst();
+        return fn();
+      });
     this.on('progress', (p) => this.transfers.set(p.fileId, { sent: p.sent, total: p.total }));
     this.on('file', ({ file }) => {
       if (file.state !== 'uploading') this.transfers.delete(file.id);
@@ -147,6 +175,7 @@ export class Engine extends EventEmitter<EngineEvents> {
     for (const f of this.follows.values()) clearTimeout(f.timer);
     for (const loop of this.folders.values()) {
       clearTimeout(loop.timer);
+      loop.waiting.clear();
       await loop.watcher.stop();
     }
     this.folders.clear();
@@ -259,6 +288,7 @@ export class Engine extends EventEmitter<EngineEvents> {
     if (!loop) return;
     clearTimeout(loop.timer);
     this.folders.delete(id);
+    loop.waiting.clear();
     await loop.watcher.stop();
   }
 
@@ -275,29 +305,16 @@ export class Engine extends EventEmitter<EngineEvents> {
       // A polled folder is a network share: other machines' handles are invisible, size and time decide.
       quickStable: canSeeWriters && !settings.polling.enabled ? { ms: QUICK_STABLE_MS, writers: openForWriting } : undefined,
     });
-    const loop: FolderLoop = { row, settings, watcher, planner: new BatchPlanner(settings.batching) };
+    const loop: FolderLoop = { row, settings, watcher, planner: new BatchPlanner(settings.batching), waiting: new Fifo(), takers: 0 };
     this.folders.set(row.id, loop);
     // Files that were ready but not yet in a batch when the last process stopped.
     for (const f of this.store.files.list({ folderId: row.id })) {
       if ((f.state === 'stable' || f.state === 'queued') && f.batchId === null) this.plan(loop, f);
     }
-    watcher.on('stable', (obs) =>
-      this.task(async () => {
-        // After a stop, or once this folder is removed or restarted with new settings, the files still
-        // waiting for a slot are left: the next scan sees them again. (Checked in the slot, not with an
-        // abort listener per waiting file.)
-        const stopped = this.ctl.signal;
-        const current = (): boolean => !stopped.aborted && this.folders.get(row.id) === loop;
-        // A file that cannot be read is shown as failed; the watcher forgets that it reported this
-        // version, so the next change event (a chmod) or rescan brings it back once it can be read.
-        const unreadable = (p: string): void => {
-          loop.planner.remove(p);
-          watcher.retake(p);
-        };
-        const f = await this.intakeSlots.run(async () => (current() ? intake(this.ctx, row.id, settings, obs, unreadable) : null));
-        if (f && current()) this.plan(loop, f);
-      }),
-    );
+    watcher.on('stable', (obs) => {
+      loop.waiting.push(obs);
+      this.takeIn(loop);
+    });
     watcher.on('error', (e) => log(this.ctx, 'warn', `${settings.path}: ${e.message}`));
     // Stored, so the folder list shows them (here and in another process), and announced.
     const unreadable = (dirs: string[]): void => {
@@ -309,6 +326,40 @@ export class Engine extends EventEmitter<EngineEvents> {
     await watcher.start();
     // The first scan's finding replaces the last process's (it may have found none: no event then).
     unreadable(watcher.unreadableFolders);
+  }
+
+  /**
+   * Takes in the folder's waiting stable files with a few workers (the engine-wide intake slots bound
+   * the files open at once). After a stop, or once this folder is removed or restarted with new
+   * settings, the files still waiting are left: the next scan sees them again.
+   */
+  private takeIn(loop: FolderLoop): void {
+    const stopped = this.ctl.signal;
+    const current = (): boolean => !stopped.aborted && this.folders.get(loop.row.id) === loop;
+    // A file that cannot be read is shown as failed; the watcher forgets that it reported this
+    // version, so the next change event (a chmod) or rescan brings it back once it can be read.
+    const unreadable = (p: string): void => {
+      loop.planner.remove(p);
+      loop.watcher.retake(p);
+    };
+    while (loop.takers < TAKERS_PER_FOLDER && loop.waiting.size > 0 && current()) {
+      loop.takers++;
+      this.task(async () => {
+        try {
+          for (let obs = loop.waiting.shift(); obs && current(); obs = loop.waiting.shift()) {
+            const seen = obs;
+            try {
+              const f = await this.intakeSlots.run(async () => (current() ? intake(this.ctx, loop.row.id, loop.settings, seen, unreadable) : null));
+              if (f && current()) this.plan(loop, f);
+            } catch (e) {
+              log(this.ctx, 'error', `Something went wrong: ${inWords(e)}`, { detail: `${seen.path}: ${technical(e)}` });
+            }
+          }
+        } finally {
+          loop.takers--;
+        }
+      });
+    }
   }
 
   private plan(loop: FolderLoop, f: FileRow): void {
@@ -483,6 +534,19 @@ export class Engine extends EventEmitter<EngineEvents> {
   }
 
   // ---- scheduling --------------------------------------------------------------------------
+
+  /** Files wait to be taken in, batched or uploaded (and uploads are not paused). */
+  private uploadsPending(): boolean {
+    if (this.paused) return false;
+    if (this.queue.length > 0 || this.uploading.size > 0) return true;
+    for (const loop of this.folders.values()) if (loop.waiting.size > 0 || loop.takers > 0 || loop.planner.nextDeadline() !== undefined) return true;
+    return false;
+  }
+
+  private async uploadsFirst(): Promise<void> {
+    const until = performance.now() + UPLOADS_FIRST_MAX_MS;
+    while (this.uploadsPending() && performance.now() < until && !this.ctl.signal.aborted) await new Promise((r) => setTimeout(r, UPLOADS_FIRST_POLL_MS));
+  }
 
   private task(fn: () => Promise<unknown>): void {
     const p = fn()

@@ -4,6 +4,7 @@ import type { Store } from '../store/index.js';
 import type { FileRow, FileState } from '../store/index.js';
 import type { FolderRow, RunRow } from '../store/index.js';
 import { validateFolderSettings, type HotFolderSettings } from '../../../shared/hot-folder.js';
+import { GroupCommit } from './group-commit.js';
 
 /** Typed events of the engine: every persisted change is announced after it is stored. */
 export interface EngineEvents {
@@ -25,15 +26,53 @@ export interface PipelineContext {
   /** The service `client` talks to (services.id): batches, runs and sessions of others are not its to touch. */
   serviceId: number;
   emit<K extends keyof EngineEvents>(event: K, ...args: EngineEvents[K]): void;
+  /** Runs store writes in the next group commit (group-commit.ts); resolves once they are committed. */
+  commit<T>(fn: () => T): Promise<T>;
+  /**
+   * Runs `fn` (storing a finished run's results and finishing its files) when it is results' turn:
+   * one run at a time engine-wide, after the files waiting to be taken in or uploaded (at most a
+   * while). Results are local work that can wait; uploads are work the service waits for; and each
+   * run's results being read at once held a page of every finished run in memory (with the run's
+   * whole case_info in every page, several MB each). Absent: at once.
+   */
+  resultsTurn?: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** Resolves once no file waits to be taken in or uploaded, or after a while at the latest (between results pages). Absent: at once. */
+  uploadsFirst?: () => Promise<void>;
+}
+
+type Emit = PipelineContext['emit'];
+
+/**
+ * A context whose grouped writes announce their events after their commit. `emit` sends an event
+ * (the engine's own emitter); `onError`: a listener threw on an event sent after a commit.
+ */
+export function pipelineContext(base: Omit<PipelineContext, 'emit' | 'commit'>, emit: Emit, onError: (e: unknown) => void = () => undefined): PipelineContext {
+  const group = new GroupCommit(base.store, onError);
+  return {
+    ...base,
+    emit: (event, ...args) => group.announce(() => emit(event, ...args)),
+    commit: (fn) => group.run(fn),
+  };
 }
 
 /** Persists a state change, then announces it: the store is the truth, events are news. */
 export function setState(ctx: PipelineContext, fileId: number, to: FileState, error: string | null = null): FileRow {
-  const before = ctx.store.files.get(fileId);
-  const file = ctx.store.files.transition(fileId, to, error);
-  ctx.emit('file', { file, from: before?.state ?? null });
+  const [moved] = ctx.store.files.transitionMany([{ fileId, to, error }]);
+  const { file, from } = moved as { file: FileRow; from: FileState };
+  ctx.emit('file', { file, from });
   return file;
 }
+
+/** setState for many files in one transaction (each with its history row), announced after it. */
+export function setStates(ctx: PipelineContext, fileIds: number[], to: FileState, error: string | null = null): FileRow[] {
+  const moved = ctx.store.files.transitionMany(fileIds.map((fileId) => ({ fileId, to, error })));
+  for (const { file, from } of moved) ctx.emit('file', { file, from });
+  return moved.map((m) => m.file);
+}
+
+/** setState in the next group commit: resolves once it is stored (then the file may be acted on). */
+export const storeState = (ctx: PipelineContext, fileId: number, to: FileState, error: string | null = null): Promise<FileRow> =>
+  ctx.commit(() => setState(ctx, fileId, to, error));
 
 export function log(ctx: PipelineContext, level: 'info' | 'warn' | 'error', msg: string, o: { detail?: string; topic?: string } = {}): void {
   ctx.emit('log', { level, msg, ...o });

@@ -27,8 +27,11 @@ const ALL_BLOCKS = { include_review_results: true, include_confidence_scores: tr
 
 /** Stores every results page of a finished run, then downloads its post-processed PDFs. */
 async function storeResults(ctx: PipelineContext, run: RunRow, signal: AbortSignal): Promise<void> {
+  // Each page is parsed and stored in one long stretch of the event loop: files waiting to be taken
+  // in or uploaded go first, before the next page is fetched (issue 14).
   for await (const p of ctx.client.iterateResults(run.serviceRunId, ALL_BLOCKS, { signal })) {
     ctx.store.results.storeResultsPage(run.id, p.raw, p.page, p.fileOffset);
+    await ctx.uploadsFirst?.();
   }
   // Per service: two services may use the same run ids.
   const dir = join(ctx.home, 'artifacts', String(ctx.serviceId), run.serviceRunId);
@@ -95,6 +98,9 @@ async function finishRunFiles(ctx: PipelineContext, run: RunRow, status: RunStat
   }
 }
 
+/** `fn` in results' turn (context.ts), or at once. */
+const turn = <T>(ctx: PipelineContext, fn: () => Promise<T>): Promise<T> => (ctx.resultsTurn ? ctx.resultsTurn(fn) : fn());
+
 /**
  * Polls one run and acts on what it finds. Returns the delay before the next poll, or null when
  * the run is finished and its files are done.
@@ -122,12 +128,14 @@ export async function followRun(ctx: PipelineContext, run: RunRow, previousDelay
   if (updated && (updated.status !== run.status || updated.msg !== run.msg)) ctx.emit('run', { run: updated });
   if (status === 'STOPPED_AT_CHECKPOINT') return policy.reviewMs;
   if (status === 'COMPLETE') {
-    await storeResults(ctx, updated ?? run, signal);
-    await finishRunFiles(ctx, run, 'COMPLETE', record.msg ?? null);
+    await turn(ctx, async () => {
+      await storeResults(ctx, updated ?? run, signal);
+      await finishRunFiles(ctx, run, 'COMPLETE', record.msg ?? null);
+    });
     return null;
   }
   if (status === 'FAILED' || status === 'CANCELLED') {
-    await finishRunFiles(ctx, run, status, record.msg ?? null);
+    await turn(ctx, () => finishRunFiles(ctx, run, status, record.msg ?? null));
     return null;
   }
   return Math.min(policy.maxMs, previousDelayMs ? previousDelayMs * 2 : policy.initialMs);

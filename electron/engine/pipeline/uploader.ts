@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { isServiceError, type ServiceClient } from '../service/index.js';
 import type { BatchRow, FileRow } from '../store/index.js';
-import { inWords, log, setState, technical, type PipelineContext } from './context.js';
+import { inWords, log, setState, setStates, storeState, technical, type PipelineContext } from './context.js';
 import { batchTag, parsePlan, runSettings, type BatchPlan } from './plan.js';
 import { abandonBatch, removeStaleUpload, StaleUpload } from './stale-upload.js';
 import { readProblem } from './unreadable.js';
@@ -19,8 +19,13 @@ export async function recheckStored(f: FileRow): Promise<'same' | 'changed' | 'm
 /** Files up to the service's suggested single-upload size go in one PUT; larger ones in parts. */
 export const SINGLE_PUT_MAX = 10 * 1024 * 1024;
 
-/** Files of one batch uploaded at once (each multipart file runs its own parts in parallel too). */
+/**
+ * Files of one batch uploaded at once, at least (each multipart file runs its own parts in parallel
+ * too): as many as the client has connections, so one batch alone keeps them all busy (with 6 of the
+ * client's 8 two sat idle while a drop's single batch was uploaded).
+ */
 export const FILES_IN_FLIGHT = 6;
+const filesInFlight = (client: ServiceClient): number => Math.max(FILES_IN_FLIGHT, client.config.concurrency);
 
 /** A failure that is worth trying the whole batch again later (network, 5xx, timeouts). */
 export class TryLater extends Error {
@@ -128,19 +133,22 @@ function requeueChanged(ctx: PipelineContext, f: FileRow, why: string): void {
  * Uploads one file of a batch. A file is rechecked right before and after: one that changed goes
  * back to waiting for stability (never uploaded torn), one that is gone is skipped.
  */
-async function uploadFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal: AbortSignal): Promise<void> {
-  const before = await recheckStored(f);
-  if (before === 'missing') {
-    setState(ctx, f.id, 'skipped', 'the file was deleted or moved before it was uploaded');
-    return;
-  }
+async function uploadFile(ctx: PipelineContext, b: BatchRow, stored: FileRow, servicePath: string | null, signal: AbortSignal): Promise<void> {
+  const before = await recheckStored(stored);
   if (before === 'changed') {
     // Already 'uploading': an earlier attempt (before a crash or a retry) may have sent the old version.
-    if (f.state === 'uploading') await removeStaleUpload(ctx, b, f, 'the file changed before upload', signal);
-    requeueChanged(ctx, f, 'the file changed before upload');
+    if (stored.state === 'uploading') await removeStaleUpload(ctx, b, stored, 'the file changed before upload', signal);
+    requeueChanged(ctx, stored, 'the file changed before upload');
     return;
   }
-  if (f.state !== 'uploading') setState(ctx, f.id, 'uploading');
+  // Where it goes on the service, and its next step, with other files' writes of this moment in one
+  // commit (group-commit.ts); 'uploading' is stored before a byte is sent.
+  const f = await ctx.commit((): FileRow => {
+    if (servicePath !== stored.servicePath) ctx.store.files.assign(stored.id, { safeName: stored.safeName, batchId: b.id, servicePath });
+    if (before === 'missing') return setState(ctx, stored.id, 'skipped', 'the file was deleted or moved before it was uploaded');
+    return stored.state === 'uploading' ? (ctx.store.files.get(stored.id) as FileRow) : setState(ctx, stored.id, 'uploading');
+  });
+  if (before === 'missing') return;
   try {
     await sendFile(ctx, b, f, signal);
   } catch (e) {
@@ -166,7 +174,7 @@ async function uploadFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal:
     requeueChanged(ctx, f, 'the file changed while it was uploaded');
     return;
   }
-  setState(ctx, f.id, 'uploaded');
+  await storeState(ctx, f.id, 'uploaded');
 }
 
 /** The run of a batch: found by the batch's tag after a crash, else started. */
@@ -229,11 +237,11 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
     const worker = async (): Promise<void> => {
       for (let f = todo.shift(); f && !signal.aborted && failure === undefined; f = todo.shift()) {
         const servicePath = service.servicePath && f.safeName ? `${service.servicePath}/${f.safeName}` : f.servicePath;
-        if (servicePath !== f.servicePath) ctx.store.files.assign(f.id, { safeName: f.safeName, batchId: service.id, servicePath });
-        await uploadFile(ctx, service, ctx.store.files.get(f.id) as FileRow, signal).catch((e: unknown) => (failure ??= e));
+        const stored = ctx.store.files.get(f.id);
+        if (stored) await uploadFile(ctx, service, stored, servicePath, signal).catch((e: unknown) => (failure ??= e));
       }
     };
-    await Promise.all(Array.from({ length: FILES_IN_FLIGHT }, worker));
+    await Promise.all(Array.from({ length: filesInFlight(ctx.client) }, worker));
     if (failure instanceof StaleUpload) {
       const stale = failure;
       return await abandonBatch(ctx, b, plan, stale, (f) => requeueChanged(ctx, f, stale.why));
@@ -246,7 +254,7 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
       return undefined;
     }
     await ensureRun(ctx, b, plan);
-    for (const f of uploaded) setState(ctx, f.id, 'running');
+    setStates(ctx, uploaded.map((f) => f.id), 'running');
     return undefined;
   } catch (e) {
     // Stopping (aborted) is no refusal either: the batch is taken up again on the next start.

@@ -44,6 +44,14 @@ export interface NewFile {
   state?: FileState;
 }
 
+/** One file's change of state (transitionMany). */
+export interface StateChange {
+  fileId: number;
+  to: FileState;
+  /** Stored on the file too; cleared when omitted. */
+  error?: string | null;
+}
+
 export interface MultipartSession {
   id: number;
   fileId: number;
@@ -147,14 +155,16 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
     return row(r);
   });
 
-  const transition = db.transaction((fileId: number, to: FileState, error: string | null = null): FileRow => {
+  const change = (fileId: number, to: FileState, error: string | null): { file: FileRow; from: FileState } => {
     const cur = byId.get(fileId);
     if (!cur) throw new UnknownFileError(`no file with id ${fileId} in the store`);
     const t = now();
     setState.run(to, error, t, fileId);
     insertEvent.run(fileId, cur.state, to, t, error);
-    return row({ ...cur, state: to, error, updated_ms: t });
-  });
+    return { file: row({ ...cur, state: to, error, updated_ms: t }), from: cur.state };
+  };
+  const transition = db.transaction((fileId: number, to: FileState, error: string | null = null): FileRow => change(fileId, to, error).file);
+  const transitionMany = db.transaction((changes: readonly StateChange[]) => changes.map((c) => change(c.fileId, c.to, c.error ?? null)));
 
   return {
     /** Records a newly seen file with its first event (null -> state). */
@@ -207,6 +217,11 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
      * transaction. `error` is stored on the file too (cleared when omitted). Throws UnknownFileError.
      */
     transition: (fileId: number, to: FileState, error?: string | null): FileRow => transition.immediate(fileId, to, error ?? null),
+    /**
+     * Several state changes in one transaction (all or none), each with its event as transition()
+     * writes it. Returns each file's row after and its state before. Throws UnknownFileError.
+     */
+    transitionMany: (changes: readonly StateChange[]): { file: FileRow; from: FileState }[] => transitionMany.immediate(changes),
     /** The file's state history, oldest first. */
     history(fileId: number): FileEvent[] {
       return events.all(fileId).map(event);

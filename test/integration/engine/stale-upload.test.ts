@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordBatch } from '../../../electron/engine/pipeline/intake.js';
+import { pipelineContext } from '../../../electron/engine/pipeline/context.js';
 import { engineEnv, FAST_FOLDER, type EngineEnv } from '../../helpers/engine.js';
 import { numberedInvoice } from '../../helpers/pdf-fixtures.js';
 import { caller } from '../../helpers/sandbox.js';
@@ -109,7 +110,7 @@ describe('a file that changes after its upload, before the recheck', () => {
       const row = store.files.add({ path: p, size: st.size, mtimeMs: st.mtimeMs, originalName: p.slice(inbox.length + 1), state: 'queued' });
       ids.push(row.id);
     }
-    const ctx = { store, client: env.engine.client, home: env.home, serviceId: env.engine.serviceId, emit: () => undefined };
+    const ctx = pipelineContext({ store, client: env.engine.client, home: env.home, serviceId: env.engine.serviceId }, () => undefined);
     const batchId = recordBatch(ctx, null, { target: { type: 'deployment', id: 'sandbox-invoices' }, run: { tags: [], customKeys: {}, postProcessPdf: false, pdfPasswords: {} } }, ids);
     // Created on the service, not yet recorded here: the restart finds it by its unique name.
     const service = await env.engine.client.createBatch({ name: store.runs.batch(batchId)!.name as string });

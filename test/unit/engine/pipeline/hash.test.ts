@@ -25,6 +25,21 @@ describe('sha256File', () => {
     expect(await sha256File(path)).toBe(createHash('sha256').update(bytes).digest('hex'));
   });
 
+  it.each([0, 1, 20_000, MiB, 3 * MiB + 7])('with its size given (%i bytes), the same hash', async (size) => {
+    const bytes = randomBytes(size);
+    const path = join(dir, `g-${size}`);
+    await writeFile(path, bytes);
+    expect(await sha256File(path, size)).toBe(createHash('sha256').update(bytes).digest('hex'));
+  });
+
+  it('a file that grew past the size given hashes as its first bytes; one that shrank, as what is left', async () => {
+    const bytes = randomBytes(30_000);
+    const path = join(dir, 'changed');
+    await writeFile(path, bytes);
+    expect(await sha256File(path, 20_000)).toBe(createHash('sha256').update(bytes.subarray(0, 20_000)).digest('hex'));
+    expect(await sha256File(path, 40_000)).toBe(createHash('sha256').update(bytes).digest('hex'));
+  });
+
   it('a missing file is an error naming it (the caller leaves it to the next scan)', async () => {
     await expect(sha256File(join(dir, 'gone.pdf'))).rejects.toThrow(/gone\.pdf/);
   });

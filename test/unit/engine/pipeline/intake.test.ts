@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { validateFolderSettings, type HotFolderSettings } from '../../../../shared/hot-folder.js';
-import type { PipelineContext } from '../../../../electron/engine/pipeline/context.js';
+import { pipelineContext, type PipelineContext } from '../../../../electron/engine/pipeline/context.js';
 import { intake } from '../../../../electron/engine/pipeline/intake.js';
 import type { ServiceClient } from '../../../../electron/engine/service/index.js';
 import { openStore, STORE_FILE, type Store } from '../../../../electron/engine/store/index.js';
@@ -24,7 +24,10 @@ afterEach(async () => {
 
 function context(events: string[]): PipelineContext {
   // Intake never talks to the service: no client is needed, so none is made.
-  return { store, client: undefined as unknown as ServiceClient, home: dir, serviceId: store.services.ensure({ url: 'http://127.0.0.1:1' }).id, emit: (event, ...args) => events.push(`${event}:${JSON.stringify(args[0]).slice(0, 40)}`) };
+  return pipelineContext(
+    { store, client: undefined as unknown as ServiceClient, home: dir, serviceId: store.services.ensure({ url: 'http://127.0.0.1:1' }).id },
+    (event, ...args) => void events.push(`${event}:${JSON.stringify(args[0]).slice(0, 40)}`),
+  );
 }
 
 describe('intake', () => {
