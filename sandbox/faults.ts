@@ -4,6 +4,8 @@
  * generator so a run can be repeated: a 500/503 answer, a 429 with Retry-After, a
  * connection destroyed before or after the request body is read, and added latency.
  */
+import { seededRandom } from '../shared/seeded-random.js';
+
 export interface FaultSpec {
   p5xx: number;
   p429: number;
@@ -46,17 +48,6 @@ export function parseFaultSpec(text: string): FaultSpec {
   return spec;
 }
 
-/** mulberry32: small, fast, and good enough to make fault sequences repeatable. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export class FaultInjector {
   private readonly next: () => number;
@@ -64,7 +55,7 @@ export class FaultInjector {
   readonly counts = { '5xx': 0, '429': 0, reset: 0 };
 
   constructor(readonly spec: FaultSpec) {
-    this.next = rng(spec.seed);
+    this.next = seededRandom(spec.seed);
   }
 
   decide(): FaultDecision {

@@ -1,21 +1,12 @@
 /**
  * A seeded random generator and varied invoice content, so a scan set is the same on every run.
- * mulberry32: a few lines, good enough for test variety (no registry package needed for that).
  */
+import { seededRandom } from '../../../shared/seeded-random.js';
 import type { InvoiceOptions } from '../pdf-fixtures.js';
 
 export type Random = () => number;
 
-export function seeded(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const seeded: (seed: number) => Random = seededRandom;
 
 /** A stable 32-bit seed from a string (FNV-1a). */
 export function seedOf(s: string): number {

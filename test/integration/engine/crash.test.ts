@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, STORE_FILE, type Store } from '../../../electron/engine/store/index.js';
 import type { RunningSandbox } from '../../../sandbox/index.js';
+import { seededRandom } from '../../../shared/seeded-random.js';
 import { invoiceText } from '../../helpers/pdf-fixtures.js';
 import { sandbox } from '../../helpers/sandbox.js';
 import { buildCliIfNeeded } from '../../helpers/build-cli.js';
@@ -26,18 +27,6 @@ const LARGE = 4; // > 10 MiB each: multipart (sandbox part size 64 KiB, so ~170 
 const LARGE_EVERY = (SMALL + LARGE) / LARGE;
 const WAVES = [0, 3, 6, 9, 12]; // files are added before these spawns (the engine is down then)
 const TOTAL_BUDGET_MS = 85_000;
-
-/** mulberry32: a small seeded PRNG, so a failing seed replays the same kill points. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Made {
   name: string;
@@ -161,7 +150,7 @@ afterAll(async () => {
 describe(`crash safety (seed ${SEED}): kill -9 at random moments, then restart`, () => {
   it(`loses no file and puts each file's bytes on the service exactly once, with one run per batch and results stored locally (${KILLS} kills, ${SMALL + LARGE} files)`, async () => {
     const began = Date.now();
-    const rnd = prng(SEED);
+    const rnd = seededRandom(SEED);
     const perWave = Math.ceil((SMALL + LARGE) / WAVES.length);
     let db: Database.Database | undefined;
     const kills: string[] = [];

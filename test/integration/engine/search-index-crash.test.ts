@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../../electron/engine/store/index.js';
 import { buildCliIfNeeded, OUT } from '../../helpers/build-cli.js';
+import { seededRandom } from '../../../shared/seeded-random.js';
 
 const SEED = Number(process.env.CRASH_SEED ?? 20261124);
 const KILLS = 6;
@@ -59,8 +60,7 @@ async function killAfter(dbPath: string, pages: number): Promise<void> {
 describe('search index after kill -9', () => {
   it(`every stored result is indexed once after the store opens again (seed ${SEED})`, async () => {
     const dbPath = join(dir, 'docsync.db');
-    let a = SEED >>> 0;
-    const rand = (): number => ((a = (Math.imul(a ^ (a >>> 15), 1 | a) + 0x6d2b79f5) >>> 0) / 4294967296);
+    const rand = seededRandom(SEED);
     for (let k = 0; k < KILLS; k++) await killAfter(dbPath, 3 + Math.floor(rand() * 25));
 
     const s = openStore(dbPath);
