@@ -27,6 +27,16 @@ export const DRAWN_INVOICE = {
   total: '$1,234.50',
 } as const;
 
+/** The fields the sandbox should read from DRAWN_INVOICE, as it returns them. */
+export const DRAWN_EXPECTED = {
+  invoice_number: DRAWN_INVOICE.invoiceNumber,
+  invoice_date: DRAWN_INVOICE.invoiceDate,
+  due_date: DRAWN_INVOICE.dueDate,
+  total_amount: '1234.50',
+  currency: 'USD',
+  Vendor_Name: DRAWN_INVOICE.vendor,
+};
+
 /** A one-page invoice, black on white, 1000 x 700 pixels. */
 export function invoicePng(v: Partial<typeof DRAWN_INVOICE> = {}): Drawing {
   const d = { ...DRAWN_INVOICE, ...v };

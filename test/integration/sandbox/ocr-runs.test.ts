@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFDocument } from 'pdf-lib';
 import type { RunningSandbox } from '../../../sandbox/index.js';
 import { caller, sandbox, waitFor } from '../../helpers/sandbox.js';
-import { DRAWN_INVOICE, imagePdf, invoicePng, rotated, tiffOf } from '../../helpers/ocr-drawings.js';
+import { DRAWN_EXPECTED, imagePdf, invoicePng, rotated, tiffOf } from '../../helpers/ocr-drawings.js';
 import { closeAndClean, fileNamed, makeBatch, results, startDeploymentRun, values, waitRun, type Call } from './run-helpers.js';
 
 const drawing = invoicePng();
@@ -35,14 +35,7 @@ afterAll(async () => {
   expect(sb.core.ocr.workers).toBe(0);
 });
 
-const expected = {
-  invoice_number: DRAWN_INVOICE.invoiceNumber,
-  invoice_date: DRAWN_INVOICE.invoiceDate,
-  due_date: DRAWN_INVOICE.dueDate,
-  total_amount: '1234.50',
-  currency: 'USD',
-  Vendor_Name: DRAWN_INVOICE.vendor,
-};
+const expected = DRAWN_EXPECTED;
 
 describe('a run over scans', () => {
   it('completes', () => {

@@ -13,18 +13,11 @@ import type { ResultDocument, SourceCoordinate } from '../../../shared/service/r
 import { OcrPool, processFile, processSource, readSource, writeDocumentPdf } from '../../../sandbox/processing/index.js';
 import type { ProcessedFile } from '../../../sandbox/processing/index.js';
 import { decodeImage } from '../../../sandbox/processing/ocr/images.js';
-import { blankPng, DRAWN_INVOICE, imagePdf, invoicePng, rotated, rotatedBox, tiffOf } from '../../helpers/ocr-drawings.js';
+import { blankPng, DRAWN_EXPECTED, imagePdf, invoicePng, rotated, rotatedBox, tiffOf } from '../../helpers/ocr-drawings.js';
 import type { DrawnValue } from '../../helpers/ocr-drawings.js';
 
 const drawing = invoicePng();
-const EXPECTED = {
-  invoice_number: DRAWN_INVOICE.invoiceNumber,
-  invoice_date: DRAWN_INVOICE.invoiceDate,
-  due_date: DRAWN_INVOICE.dueDate,
-  total_amount: '1234.50',
-  currency: 'USD',
-  Vendor_Name: DRAWN_INVOICE.vendor,
-};
+const EXPECTED = DRAWN_EXPECTED;
 const INVOICE_FIELD_NAMES = ['invoice_number', 'invoice_date', 'due_date', 'total_amount', 'currency', 'Vendor_Name', '_1st_Line_Item'];
 
 let dir: string;
