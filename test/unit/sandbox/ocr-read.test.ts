@@ -15,10 +15,10 @@ import type { ProcessedFile } from '../../../sandbox/processing/index.js';
 import { decodeImage } from '../../../sandbox/processing/ocr/images.js';
 import { blankPng, DRAWN_EXPECTED, imagePdf, invoicePng, rotated, rotatedBox, tiffOf } from '../../helpers/ocr-drawings.js';
 import type { DrawnValue } from '../../helpers/ocr-drawings.js';
+import { expectErrorDocument, INVOICE_FIELD_NAMES, values } from '../../helpers/processed.js';
 
 const drawing = invoicePng();
 const EXPECTED = DRAWN_EXPECTED;
-const INVOICE_FIELD_NAMES = ['invoice_number', 'invoice_date', 'due_date', 'total_amount', 'currency', 'Vendor_Name', '_1st_Line_Item'];
 
 let dir: string;
 let pool: OcrPool;
@@ -41,7 +41,6 @@ async function run(name: string, bytes: Uint8Array): Promise<ProcessedFile> {
   return processFile(await put(name, bytes), name, `/input/${name}`, { passwords: {}, ocr: pool });
 }
 
-const values = (doc: ResultDocument | undefined): Record<string, string> => Object.fromEntries((doc?.fields ?? []).map((f) => [f.field_name, f.value]));
 const boxOf = (doc: ResultDocument, name: string): SourceCoordinate => {
   const box = doc.fields.find((f) => f.field_name === name)?.source_coordinates?.[0];
   if (!box) throw new Error(`no box for ${name}`);
@@ -56,17 +55,6 @@ function expectOn(box: SourceCoordinate, drawn: DrawnValue['box'], tol = 6): voi
   expect(Math.abs(box.bottom_y - drawn.y1), `bottom_y ${box.bottom_y} vs ${drawn.y1}`).toBeLessThan(tol);
 }
 
-function expectErrorDocument(file: ProcessedFile, msg: RegExp): ResultDocument {
-  expect(file.documents).toHaveLength(1);
-  const doc = file.documents[0]!;
-  expect(doc.class_name).toBeNull();
-  expect(doc.fields.map((f) => f.field_name)).toEqual(INVOICE_FIELD_NAMES);
-  for (const f of doc.fields) {
-    expect(f.value).toBe('ERROR');
-    expect(f.error_msg).toMatch(msg);
-  }
-  return doc;
-}
 
 describe('decoding', () => {
   it('decodes every page of a CCITT G4 TIFF, at its size and resolution', async () => {

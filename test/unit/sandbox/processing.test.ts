@@ -21,6 +21,7 @@ import {
   receiptPdf,
 } from '../../helpers/pdf-fixtures.js';
 import type { InvoiceOptions } from '../../helpers/pdf-fixtures.js';
+import { expectErrorDocument, INVOICE_FIELD_NAMES, values } from '../../helpers/processed.js';
 
 const INVOICE: InvoiceOptions = {
   invoiceNumber: 'INV-1001',
@@ -32,7 +33,6 @@ const INVOICE: InvoiceOptions = {
   lineItem: 'Widget assembly',
 };
 
-const INVOICE_FIELD_NAMES = ['invoice_number', 'invoice_date', 'due_date', 'total_amount', 'currency', 'Vendor_Name', '_1st_Line_Item'];
 
 let dir: string;
 beforeAll(async () => {
@@ -59,20 +59,7 @@ function field(doc: ResultDocument | undefined, name: string): ResultField {
   return f;
 }
 
-const values = (doc: ResultDocument | undefined): Record<string, string> => Object.fromEntries((doc?.fields ?? []).map((f) => [f.field_name, f.value]));
 
-function expectErrorDocument(file: ProcessedFile, msg: RegExp): void {
-  expect(file.documents).toHaveLength(1);
-  const doc = file.documents[0]!;
-  expect(doc.class_name).toBeNull();
-  expect(doc.fields.map((f) => f.field_name)).toEqual(INVOICE_FIELD_NAMES);
-  for (const f of doc.fields) {
-    expect(f.value).toBe('ERROR');
-    expect(f.error_msg).toMatch(msg);
-    expect(f.validations?.valid).toBe(false);
-  }
-  expect(doc.validations?.final_result_pass).toBe(false);
-}
 
 async function pdfPageCount(p: string): Promise<number> {
   const pdf = await getDocument({ data: new Uint8Array(await readFile(p)), verbosity: 0 }).promise;
