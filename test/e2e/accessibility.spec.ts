@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { corruptPdf } from '../helpers/pdf-fixtures.js';
 import { sandbox } from '../helpers/sandbox.js';
 import { scannedInvoice } from '../helpers/scans.js';
-import { dropOnWindow, goTo, invoice, startUi, shootBoth, type ScreenName, type ServedUi, type UiSession } from './served-ui.js';
+import { dropOnWindow, fillQuickFolder, goTo, invoice, startUi, shootBoth, type ScreenName, type ServedUi, type UiSession } from './served-ui.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -77,11 +77,7 @@ test('Hot folders: empty, the form open, one folder', async () => {
   await expectTitle('Hot folders');
   await expectAccessible('Hot folders, empty');
   await page.getByRole('button', { name: 'Add folder' }).first().click();
-  await page.getByLabel('Folder to watch').fill(inbox);
-  await page.getByLabel('Deployment id').fill('sandbox-invoices');
-  await page.getByLabel('Wait after the last file (seconds)').fill('0.3');
-  await page.getByLabel('Longest wait (seconds)').fill('0.3');
-  await page.getByLabel('Stable after (seconds)').fill('0.2');
+  await fillQuickFolder(page, inbox);
   await expectAccessible('Hot folders, the folder form');
   await page.getByRole('button', { name: 'Add folder' }).last().click();
   await expect(page.getByRole('heading', { name: inbox })).toBeVisible();

@@ -12,7 +12,7 @@ import type { RunningSandbox } from '../../sandbox/index.js';
 import { buildAllIfNeeded } from '../helpers/build-cli.js';
 import { INVOICE_LAYOUT, PAGE_HEIGHT, PAGE_MARKS, PAGE_WIDTH, corruptPdf, coverInvoiceReceiptPdf } from '../helpers/pdf-fixtures.js';
 import { sandbox } from '../helpers/sandbox.js';
-import { SCREENS, dropOnWindow as dropOn, goTo, invoice, openPage, serveUi, shootBoth, type ScreenName, type ServedUi } from './served-ui.js';
+import { SCREENS, dropOnWindow as dropOn, fillQuickFolder, goTo, invoice, openPage, serveUi, shootBoth, type ScreenName, type ServedUi } from './served-ui.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -102,11 +102,7 @@ test('hot folders: add one with quick settings', async () => {
   await screen('Hot folders');
   await shoot('04-folders-empty');
   await page.getByRole('button', { name: 'Add folder' }).first().click();
-  await page.getByLabel('Folder to watch').fill(inbox);
-  await page.getByLabel('Deployment id').fill('sandbox-invoices');
-  await page.getByLabel('Wait after the last file (seconds)').fill('0.3');
-  await page.getByLabel('Longest wait (seconds)').fill('0.3');
-  await page.getByLabel('Stable after (seconds)').fill('0.2');
+  await fillQuickFolder(page, inbox);
   await shoot('05-folder-form');
   await page.getByRole('button', { name: 'Add folder' }).last().click();
   await expect(page.getByRole('heading', { name: inbox })).toBeVisible();

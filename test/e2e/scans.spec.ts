@@ -12,7 +12,7 @@ import { tiffG4 } from '../helpers/scans/encode.js';
 import { scaleBox } from '../helpers/scans/geometry.js';
 import { expectedFields } from '../helpers/scans/oracle.js';
 import { renderPages } from '../helpers/scans/render.js';
-import { SCREENS, goTo, startUi, shootBoth, type UiSession } from './served-ui.js';
+import { SCREENS, fillQuickFolder, goTo, startUi, shootBoth, type UiSession } from './served-ui.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -166,11 +166,7 @@ test.beforeAll(async ({ browser }) => {
   await page.goto(ui.served.url);
   await goTo(page, 'Hot folders');
   await page.getByRole('button', { name: 'Add folder' }).first().click();
-  await page.getByLabel('Folder to watch').fill(ui.inbox);
-  await page.getByLabel('Deployment id').fill('sandbox-invoices');
-  await page.getByLabel('Wait after the last file (seconds)').fill('0.3');
-  await page.getByLabel('Longest wait (seconds)').fill('0.3');
-  await page.getByLabel('Stable after (seconds)').fill('0.2');
+  await fillQuickFolder(page, ui.inbox);
   await page.getByRole('button', { name: 'Add folder' }).last().click();
   await expect(page.getByRole('heading', { name: ui.inbox })).toBeVisible();
   await writeFile(join(ui.inbox, tiff.name), tiff.bytes);

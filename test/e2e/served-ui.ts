@@ -90,6 +90,15 @@ export async function goTo(page: Page, name: ScreenName): Promise<void> {
   await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name }).click();
 }
 
+/** Fills the open folder form for a test: the sandbox's invoice deployment, batches closed and files stable within a second. */
+export async function fillQuickFolder(page: Page, folder: string): Promise<void> {
+  await page.getByLabel('Folder to watch').fill(folder);
+  await page.getByLabel('Deployment id').fill('sandbox-invoices');
+  await page.getByLabel('Wait after the last file (seconds)').fill('0.3');
+  await page.getByLabel('Longest wait (seconds)').fill('0.3');
+  await page.getByLabel('Stable after (seconds)').fill('0.2');
+}
+
 /** test-results/screens/<name>.png and <name>-dark.png; the page is left in the light scheme. */
 export async function shootBoth(page: Page, name: string): Promise<void> {
   await page.emulateMedia({ colorScheme: 'light' });
