@@ -1,0 +1,130 @@
+/**
+ * Many agents, one share (issue 15): the interface between the share protocol (protocol.ts,
+ * records on the service's filesystem) and the engine. The design and the record layout are in
+ * electron/engine/README.md, "Shared folders".
+ */
+
+/** One agent of a share as this agent sees it (from its heartbeat records). */
+export interface FleetAgent {
+  /** Stable per data home. */
+  id: string;
+  /** What people call it: the name given with --agent-name, else the host name. */
+  name: string;
+  host: string;
+  /** When its heartbeat last changed, as seen by this agent (ms since the epoch, this agent's clock); null if never seen change. */
+  lastHeartbeatMs: number | null;
+  /** Files it holds and has not finished, as its last heartbeat said. */
+  inFlight: number;
+  /** This agent. */
+  self: boolean;
+  /** Its heartbeat has not changed for longer than the lease: its claims may be taken over. */
+  stale: boolean;
+}
+
+/** What a claim attempt found. */
+export type ClaimOutcome =
+  /** This agent holds the content now (generation `gen`). */
+  | { kind: 'won'; gen: number }
+  /** Another agent holds it and has not finished it: leave the file alone. */
+  | { kind: 'held'; holderId: string; holderName: string }
+  /** Some agent finished it already: skip, "processed by agent X" (or failed there, with its reason). */
+  | { kind: 'finished'; holderId: string; holderName: string; outcome: 'done' | 'failed'; reason: string | null };
+
+/** A file of a batch as the share records it; `rel` is the path relative to the shared folder (agents may mount it at different places). */
+export interface ShareBatchFile {
+  sha256: string;
+  rel: string;
+  safeName: string;
+  size: number;
+  mtimeMs: number;
+  /** Uploaded whole to the service batch. */
+  uploaded: boolean;
+}
+
+/** A batch of a shared folder as the share records it, overwritten by its holder as it goes. */
+export interface ShareBatchRecord {
+  /** The local batch name (unique): also the service batch's name and the run's `docsync:<name>` tag. */
+  name: string;
+  /** The plan (target and run settings) as stored with the local batch (JSON text). */
+  plan: string;
+  serviceBatchId: string | null;
+  /** `mount_point/path_suffix` of the service batch. */
+  servicePath: string | null;
+  files: ShareBatchFile[];
+  /** The service run id once started. */
+  run: string | null;
+}
+
+/** Work this agent took over from an agent whose heartbeat went stale. */
+export type Takeover =
+  /** A content claimed but not yet in a batch: take it in afresh (the file at `rel`). */
+  | { kind: 'content'; sha256: string; rel: string }
+  /**
+   * A batch: this agent now holds it and every content listed in `files`. Use it: files marked
+   * uploaded are not sent again, a recorded or tagged run is followed, not started again. `dropped`
+   * were in the batch but are held by another agent now: remove them from the service batch before
+   * a run is started (or give the batch up), never run them here.
+   */
+  | { kind: 'batch'; record: ShareBatchRecord; dropped: ShareBatchFile[] };
+
+/** What a look at the contents held elsewhere found. */
+export interface ElsewhereNews {
+  /** Contents finished by their holder: skip locally with the reason. */
+  finished: { sha256: string; holderName: string; outcome: 'done' | 'failed'; reason: string | null }[];
+  /** Work taken over by this agent just now. */
+  takeovers: Takeover[];
+  /** Contents whose holder changed (another agent took them over): for the UI's "handled by". */
+  moved: { sha256: string; holderId: string; holderName: string }[];
+}
+
+/**
+ * One agent's membership of one share. Every method that writes checks first that this agent's own
+ * heartbeat is fresh (self-fencing): an agent that was paused longer than its lease re-reads before
+ * it acts, and gives up what moved on.
+ */
+export interface Share {
+  readonly agentId: string;
+  readonly agentName: string;
+  /** Starts heartbeats (and writes the first one before resolving). */
+  start(): Promise<void>;
+  /** Stops heartbeats; claims stay (another agent takes them over after the lease). */
+  stop(): Promise<void>;
+  /** Claims a content (before anything else is done with its file). */
+  claim(sha256: string, rel: string, size: number): Promise<ClaimOutcome>;
+  /** A batch of this agent's contents closed: records it (batch generation 1) and points each content's progress at it. */
+  batched(record: ShareBatchRecord): Promise<void>;
+  /** The batch moved on (service batch, uploads, run): overwrites its record. */
+  updateBatch(record: ShareBatchRecord): Promise<void>;
+  /** A content is finished: every agent skips it from now on. */
+  finished(sha256: string, outcome: 'done' | 'failed', reason: string | null): Promise<void>;
+  /** Gives up a content this agent holds without finishing it (its file vanished before upload): another agent may claim it again. */
+  release(sha256: string): Promise<void>;
+  /**
+   * Re-reads before an irreversible step (upload, run start, archive or error move, delete): true
+   * while this agent still holds the content (and its batch, when it is in one).
+   */
+  stillMine(sha256: string): Promise<boolean>;
+  /** Same for a whole batch before its run is started: true while this agent holds the batch. */
+  stillMineBatch(name: string): Promise<boolean>;
+  /** Contents this agent saw in its folder but another agent holds: looked at by poll(). */
+  watch(sha256: string, rel: string): void;
+  unwatch(sha256: string): void;
+  /** Looks at heartbeats and the watched contents: what finished, what to take over. Called every heartbeat. */
+  poll(): Promise<ElsewhereNews>;
+  /** The agents of the share, as of the last heartbeat look. */
+  fleet(): FleetAgent[];
+  /** Calls made to the service so far, by kind (for the benchmark's calls per file). */
+  calls(): Record<string, number>;
+}
+
+/** A folder's share settings (HotFolderSettings.share); absent or null: the folder is not shared. */
+export interface ShareSettings {
+  /** Set the same on every agent: agents naming the same share on the same service cooperate. */
+  name: string;
+  /** Service folder for the coordination records; empty: `<default drive>/workspaces/<workspace>/docsync-shares`. */
+  coordinationFolder: string;
+  /** A claim whose holder's heartbeat has not changed for this long may be taken over. Default 60 s. */
+  leaseMs: number;
+  /** How often this agent writes its heartbeat and looks at the others'. Default 5 s. */
+  heartbeatMs: number;
+}
