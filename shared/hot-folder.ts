@@ -61,6 +61,20 @@ export interface HotFolderSettings {
   outputDir: string | null;
   /** Take files whose content (sha256) was already processed. */
   reprocessDuplicates: boolean;
+  /** Worked on together with other DocSync agents watching the same share (issue 15); null: this agent alone. */
+  share: ShareSettings | null;
+}
+
+/** A folder's share (issue 15): agents naming the same share on the same service split its files between them. */
+export interface ShareSettings {
+  /** Set the same on every agent. Letters, digits, '.', '_' and '-' (it names a service folder). */
+  name: string;
+  /** Service folder for the coordination records; empty: `<default drive>/workspaces/<workspace>/docsync-shares`. */
+  coordinationFolder: string;
+  /** A claim whose holder's heartbeat has not changed for this long may be taken over by another agent. */
+  leaseMs: number;
+  /** How often this agent writes its heartbeat and looks at the others'. */
+  heartbeatMs: number;
 }
 
 /**
@@ -82,7 +96,10 @@ export const FOLDER_DEFAULTS = {
   run: { tags: [] as string[], customKeys: {} as Record<string, unknown>, pdfPasswords: {} as Record<string, string>, postProcessPdf: false },
   outputDir: null as string | null,
   reprocessDuplicates: false,
+  share: null as ShareSettings | null,
 } as const;
+
+export const SHARE_DEFAULTS = { coordinationFolder: '', leaseMs: 60_000, heartbeatMs: 5_000 } as const;
 
 export const LIMITS = {
   pollIntervalMs: { min: 100, max: 3_600_000 },
@@ -91,13 +108,15 @@ export const LIMITS = {
   quietMs: { min: 0, max: 24 * 3_600_000 },
   maxFiles: { min: 1, max: 100_000 },
   maxBytes: { min: 1, max: Number.MAX_SAFE_INTEGER },
+  leaseMs: { min: 1_000, max: 24 * 3_600_000 },
+  heartbeatMs: { min: 200, max: 3_600_000 },
 } as const;
 
 export type ValidationResult = { ok: true; settings: HotFolderSettings } | { ok: false; errors: string[] };
 
 const TOP_KEYS = new Set([
   'path', 'target', 'deployment', 'app', 'appVersion', 'recursive', 'include', 'ignore', 'polling', 'stabilityMs', 'rescanIntervalMs',
-  'batching', 'afterSuccess', 'afterFailure', 'run', 'outputDir', 'reprocessDuplicates',
+  'batching', 'afterSuccess', 'afterFailure', 'run', 'outputDir', 'reprocessDuplicates', 'share',
 ]);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -294,6 +313,27 @@ export function validateFolderSettings(raw: unknown): ValidationResult {
   const outputDir = raw.outputDir === undefined || raw.outputDir === null ? null : (absPath(raw.outputDir, 'outputDir') ?? null);
   const reprocessDuplicates = bool(raw.reprocessDuplicates, 'reprocessDuplicates', FOLDER_DEFAULTS.reprocessDuplicates);
 
+  let share: ShareSettings | null = null;
+  if (raw.share !== undefined && raw.share !== null) {
+    const sh = obj(raw.share, 'share');
+    onlyKeys(sh, 'share', ['name', 'coordinationFolder', 'leaseMs', 'heartbeatMs']);
+    const name = str(sh.name, 'share.name');
+    if (name !== undefined && !/^[A-Za-z0-9._-]{1,100}$/.test(name)) errors.push(`share.name may hold only letters, digits, ".", "_" and "-" (up to 100), got ${JSON.stringify(name)}`);
+    let coordinationFolder: string = SHARE_DEFAULTS.coordinationFolder;
+    if (sh.coordinationFolder !== undefined && sh.coordinationFolder !== '') {
+      const c = str(sh.coordinationFolder, 'share.coordinationFolder');
+      // A service path: drive/folder/..., never local, never leaving the drive.
+      if (c !== undefined && (c.startsWith('/') || c.includes('\\') || c.split('/').some((seg) => seg === '..' || seg === '.'))) {
+        errors.push(`share.coordinationFolder must be a folder on the service such as svc-drive/shared/docsync, got ${JSON.stringify(c)}`);
+      } else if (c !== undefined) coordinationFolder = c.replace(/\/+$/, '');
+    }
+    const leaseMs = int(sh.leaseMs, 'share.leaseMs', SHARE_DEFAULTS.leaseMs, LIMITS.leaseMs);
+    const heartbeatMs = int(sh.heartbeatMs, 'share.heartbeatMs', SHARE_DEFAULTS.heartbeatMs, LIMITS.heartbeatMs);
+    // Two heartbeats must fit in a lease, or a live agent looks dead between them.
+    if (heartbeatMs * 2 > leaseMs) errors.push(`share.heartbeatMs must be at most half of share.leaseMs (${heartbeatMs} > ${leaseMs} / 2)`);
+    if (name !== undefined) share = { name, coordinationFolder, leaseMs, heartbeatMs };
+  }
+
   // Folders the engine writes into must not be re-read as new input.
   if (path) {
     const written: [string, string | null][] = [
@@ -316,6 +356,6 @@ export function validateFolderSettings(raw: unknown): ValidationResult {
   if (errors.length > 0 || !path || !target) return { ok: false, errors };
   return {
     ok: true,
-    settings: { path, target, recursive, include, ignore, polling, stabilityMs, rescanIntervalMs, batching, afterSuccess, afterFailure: { errorDir }, run, outputDir, reprocessDuplicates },
+    settings: { path, target, recursive, include, ignore, polling, stabilityMs, rescanIntervalMs, batching, afterSuccess, afterFailure: { errorDir }, run, outputDir, reprocessDuplicates, share },
   };
 }

@@ -117,14 +117,4 @@ export interface Share {
   calls(): Record<string, number>;
 }
 
-/** A folder's share settings (HotFolderSettings.share); absent or null: the folder is not shared. */
-export interface ShareSettings {
-  /** Set the same on every agent: agents naming the same share on the same service cooperate. */
-  name: string;
-  /** Service folder for the coordination records; empty: `<default drive>/workspaces/<workspace>/docsync-shares`. */
-  coordinationFolder: string;
-  /** A claim whose holder's heartbeat has not changed for this long may be taken over. Default 60 s. */
-  leaseMs: number;
-  /** How often this agent writes its heartbeat and looks at the others'. Default 5 s. */
-  heartbeatMs: number;
-}
+export type { ShareSettings } from '../../../shared/hot-folder.js';

@@ -20,6 +20,7 @@ const full: HotFolderSettings = {
   run: { tags: ['north', 'scanner-2'], customKeys: { team: 'north', n: 2 }, pdfPasswords: { Statement: 's3cret' }, postProcessPdf: true },
   outputDir: '/srv/out',
   reprocessDuplicates: true,
+  share: null,
 };
 
 describe('folder form', () => {
