@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../../../electron/engine/store/index.js';
 import { parseResultsPage } from '../../../../shared/service/index.js';
+import { ftsRows } from '../../../helpers/fts-rows.js';
 import { EDIT_TEXT, resultsPage, tempStore, type TempStore } from './fixtures.js';
 
 let t: TempStore;
@@ -18,13 +19,13 @@ afterEach(() => t.cleanup());
 
 const count = (table: string) => (s.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 /**
- * Rows in the search indexes (one docsize row per indexed row), after indexing what waits
+ * Rows in the search indexes (their own row totals), after indexing what waits
  * (search-index.ts) and checking they match the tables they index.
  */
 const indexed = () => {
   s.results.indexForSearch();
   for (const t of ['field_search', 'document_search']) s.db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
-  return count('field_search_docsize') + count('document_search_docsize');
+  return ftsRows(s.db, 'field_search') + ftsRows(s.db, 'document_search');
 };
 const ingest = (runId: number, raw = resultsPage(), offset = 0) => s.results.storeResultsPage(runId, raw, parseResultsPage(raw), offset);
 
