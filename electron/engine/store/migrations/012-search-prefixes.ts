@@ -11,6 +11,10 @@ import type { Db } from '../db.js';
  * - `columnsize = 0`: FTS5 no longer stores each row's column sizes (a row of its own per field).
  *   bm25 reads them from the text of the rows it scores, and search scores at most BROAD_MATCHES
  *   rows (search.ts): broader queries come newest first, unscored.
+ * - `hashsize` 8 MB, not 1 MB: FTS5 holds the words of what it indexes in memory up to this size,
+ *   then writes them as a segment. At 1 MB a unit of 20,000 fields (search-index.ts) became
+ *   several segments, merged again later; at 8 MB it is about one. Memory: up to 8 MB per index
+ *   while indexing.
  *
  * FTS5 cannot change either option of an existing table: both indexes are made again from what is
  * stored (about 5 s per million fields, once), and the watermark moves to the last rows.
@@ -29,6 +33,8 @@ export function searchPrefixes(db: Db): void {
     );
     INSERT INTO field_search (field_search, rank) VALUES ('automerge', 16);
     INSERT INTO document_search (document_search, rank) VALUES ('automerge', 16);
+    INSERT INTO field_search (field_search, rank) VALUES ('hashsize', 8388608);
+    INSERT INTO document_search (document_search, rank) VALUES ('hashsize', 8388608);
 
     INSERT INTO field_search (field_search) VALUES ('rebuild');
     INSERT INTO document_search (rowid, class_name, file_name, joined)

@@ -239,7 +239,7 @@ describe('012: search indexes with fewer prefix lengths and no column sizes (iss
       expect(ddl(s.db, `${x}_docsize`)).toBeUndefined();
       s.db.prepare(`INSERT INTO ${x} (${x}, rank) VALUES ('integrity-check', 1)`).run();
     }
-    expect(s.db.prepare("SELECT v FROM field_search_config WHERE k = 'automerge'").get()).toEqual({ v: 16 });
+    expect(s.db.prepare("SELECT k, v FROM field_search_config WHERE k IN ('automerge', 'hashsize') ORDER BY k").all()).toEqual([{ k: 'automerge', v: 16 }, { k: 'hashsize', v: 8388608 }]);
     expect({ f: ftsRows(s.db, 'field_search'), d: ftsRows(s.db, 'document_search') }).toEqual({ f: 10, d: 6 });
     expect(s.db.prepare('SELECT tbl, last_id FROM search_watermark ORDER BY tbl').all()).toEqual([{ tbl: 'documents', last_id: 6 }, { tbl: 'fields', last_id: 10 }]);
 

@@ -30,6 +30,17 @@ const indexed = () => {
 const ingest = (runId: number, raw = resultsPage(), offset = 0) => s.results.storeResultsPage(runId, raw, parseResultsPage(raw), offset);
 
 describe('storeResultsPage: raw page and normalised rows', () => {
+  it('stores the body as received when the client hands it over, byte for byte, instead of serialising the page again', () => {
+    const run = s.runs.addRun({ serviceRunId: 'run_8f2a' });
+    const raw = resultsPage();
+    // Spacing as a service may send it, which serialising the parsed page would not reproduce.
+    const text = JSON.stringify(raw, null, 2).replace('"batch_id": "17"', '"batch_id":   "17"');
+    s.results.storeResultsPage(run.id, raw, parseResultsPage(raw), 0, text);
+    expect(s.db.prepare('SELECT raw_json FROM result_pages').pluck().get()).toBe(text);
+    expect(s.results.rawPages(run.id)).toEqual([{ fileOffset: 0, raw }]);
+    expect(s.results.filesOfRun(run.id).flatMap((f) => f.documents.flatMap((d) => d.fields.map((x) => x.value)))).toHaveLength(5);
+  });
+
   it('stores the page as received and every file, document, field and case field of it', () => {
     const run = s.runs.addRun({ serviceRunId: 'run_8f2a' });
     const raw = resultsPage();
