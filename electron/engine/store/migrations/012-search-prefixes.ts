@@ -17,7 +17,7 @@ import type { Db } from '../db.js';
  *   while indexing.
  *
  * FTS5 cannot change either option of an existing table: both indexes are made again from what is
- * stored (about 5 s per million fields, once), and the watermark moves to the last rows.
+ * stored, once: 6 s of CPU for the bench's million fields (bench/README.md), and the watermark moves to the last rows.
  */
 export function searchPrefixes(db: Db): void {
   db.exec(`
