@@ -6,18 +6,20 @@ import type { Db } from '../db.js';
  * - Prefix indexes for 3 to 8 characters and 10 (a whole word of that length as typed), not 3 to
  *   12. A prefix of 9, 11 or 12 characters is read from the index's words instead: FTS5 merges the
  *   postings of every word it starts, which costs in proportion to how many rows hold such words
- *   (a word in 100,000 of 1,000,000 fields: about 25 ms; bench/README.md). Each prefix length
+ *   (a word in 100,000 of 1,000,000 fields: 12-26 ms; bench/README.md). Each prefix length
  *   left out is one posting less per long word stored.
  * - `columnsize = 0`: FTS5 no longer stores each row's column sizes (a row of its own per field).
  *   bm25 reads them from the text of the rows it scores, and search scores at most BROAD_MATCHES
- *   rows (search.ts): broader queries come newest first, unscored.
+ *   rows (search.ts): broader queries come newest first, unscored. A scored query costs more
+ *   ("125" over 1,000,000 fields: 8-13 ms, was 2-5).
  * - `hashsize` 8 MB, not 1 MB: FTS5 holds the words of what it indexes in memory up to this size,
  *   then writes them as a segment. At 1 MB a unit of 20,000 fields (search-index.ts) became
  *   several segments, merged again later; at 8 MB it is about one. Memory: up to 8 MB per index
  *   while indexing.
  *
- * FTS5 cannot change either option of an existing table: both indexes are made again from what is
- * stored, once: 6 s of CPU for the bench's million fields (bench/README.md), and the watermark moves to the last rows.
+ * FTS5 cannot change prefix or columnsize of an existing table: both indexes are made again from
+ * what is stored, once (6 s of CPU for the bench's million fields), and the watermark moves to
+ * the last rows.
  */
 export function searchPrefixes(db: Db): void {
   db.exec(`
