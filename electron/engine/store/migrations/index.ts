@@ -14,8 +14,9 @@ import { joinedWordsSearch } from './008-joined-words.js';
 import { reviewSince } from './009-review-since.js';
 import { searchIngest } from './010-search-ingest.js';
 import { searchWatermark } from './011-search-watermark.js';
+import { searchPrefixes } from './012-search-prefixes.js';
 
 export type Migration = (db: Db) => void;
 
 export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceKeys, serviceShapes, folderProblems, joinedWordsSearch, reviewSince, searchIngest,
-  searchWatermark];
+  searchWatermark, searchPrefixes];
