@@ -43,7 +43,7 @@ export interface EngineOptions {
 /**
  * Workers taking in one folder's stable files (each holds one of the engine's intake slots while it
  * reads a file). 32, not 8: small files are hashed in a worker thread, asked for in groups
- * (hash-worker.ts), and their rows stored in group commits: more at once makes fewer, larger groups.
+ * (file-worker.ts), and their rows stored in group commits: more at once makes fewer, larger groups.
  */
 const TAKERS_PER_FOLDER = 32;
 /** Files taken in at once, engine-wide: a drop of 10,000 files opens at most this many (large ones; EMFILE, memory). */

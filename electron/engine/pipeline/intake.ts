@@ -4,7 +4,7 @@ import type { FileRow } from '../store/index.js';
 import type { StableFile } from '../watch/watcher.js';
 import { BatchNames } from '../watch/safe-names.js';
 import { setState, type PipelineContext } from './context.js';
-import { hashSeenFile } from './hash-worker.js';
+import { hashSeenFile } from './file-worker.js';
 import { cannotRead, isUnreadable, markUnreadable } from './unreadable.js';
 import type { BatchPlan } from './plan.js';
 import { randomUUID } from 'node:crypto';

@@ -5,6 +5,7 @@ import { inWords, log, setState, setStates, storeState, technical, type Pipeline
 import { batchTag, parsePlan, runSettings, type BatchPlan } from './plan.js';
 import { abandonBatch, removeStaleUpload, StaleUpload } from './stale-upload.js';
 import { readProblem } from './unreadable.js';
+import { statSeen } from './file-worker.js';
 
 /**
  * Is the file still the version the store recorded? The store keeps mtimes in whole milliseconds,
@@ -16,8 +17,8 @@ export async function recheckStored(f: FileRow): Promise<'same' | 'changed' | 'm
 
 /** recheckStored, with what was seen when it is the same (handed to the client: one look, not two, per upload). */
 async function lookStored(f: FileRow): Promise<{ is: 'same' | 'changed' | 'missing'; seen?: { size: number; mtimeMs: number } }> {
-  const st = await stat(f.path).catch(() => null);
-  if (!st?.isFile()) return { is: 'missing' };
+  const st = await statSeen(f.path).catch(() => null);
+  if (!st?.isFile) return { is: 'missing' };
   return st.size === f.size && Math.floor(st.mtimeMs) === f.mtimeMs ? { is: 'same', seen: { size: st.size, mtimeMs: st.mtimeMs } } : { is: 'changed' };
 }
 
