@@ -4,7 +4,7 @@
  * async fs each call is a trip to libuv's thread pool (hashing: open, read, close); on a machine of
  * 2 cores each trip wakes a pool thread that takes the core from the engine's main thread (a CPU
  * profile of `bench:hot-folder`, 10,000 files: 1.8 s of 18.5 s in hashing, 2.3 s in the uploader's
- * stats, most of it waiting for the core back). Here the main thread posts one message per group
+ * stats, most of it waiting for the core back). The watcher's stats (scan.ts, watcher.ts) come here too. Here the main thread posts one message per group
  * of looks asked for in the same turn of the event loop; the worker's blocking calls stall nobody
  * but it, and the engine's main thread (Electron's main process) never blocks on a disk.
  *
@@ -25,6 +25,7 @@ const GROUP_MAX = 64;
 /** A stat's answer: what the pipeline compares. */
 export interface Seen {
   isFile: boolean;
+  isDirectory: boolean;
   size: number;
   mtimeMs: number;
 }
@@ -57,7 +58,7 @@ parentPort.on('message', (jobs) => {
     try {
       if (j.op === 'hash') return { value: hash(j.path, j.size) };
       const st = statSync(j.path);
-      return { value: { isFile: st.isFile(), size: st.size, mtimeMs: st.mtimeMs } };
+      return { value: { isFile: st.isFile(), isDirectory: st.isDirectory(), size: st.size, mtimeMs: st.mtimeMs } };
     } catch (e) {
       return { error: { message: e && e.message ? e.message : String(e), code: e && e.code } };
     }
@@ -76,7 +77,7 @@ type Reply = { value: unknown } | { error: { message: string; code?: string } };
 /** The same look with async fs (no worker). */
 function direct(look: Look): Promise<unknown> {
   if (look.op === 'hash') return sha256File(look.path, look.size);
-  return stat(look.path).then((st) => ({ isFile: st.isFile(), size: st.size, mtimeMs: st.mtimeMs }));
+  return stat(look.path).then((st) => ({ isFile: st.isFile(), isDirectory: st.isDirectory(), size: st.size, mtimeMs: st.mtimeMs }));
 }
 
 class FileWorker {

@@ -15,13 +15,13 @@
  * only when someone listens, so a vanished network share never crashes the host).
  */
 import { EventEmitter } from 'node:events';
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { FolderHints, type ChangeSource } from './hints.js';
 import { createFilter, type PathFilter } from './ignore.js';
 import { FolderPoller } from './poller.js';
 import { scanFolder, type FileObservation } from './scan.js';
 import { StabilityTracker } from './stability.js';
+import { statSeen } from '../pipeline/file-worker.js';
 
 export interface StableFile extends FileObservation {
   /** Relative to the watched folder, `/` separators. */
@@ -356,9 +356,9 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
 /** One look at a path: the file's observation, 'folder', or undefined when it is missing or neither. */
 async function look(p: string): Promise<FileObservation | 'folder' | undefined> {
   try {
-    const st = await stat(p);
-    if (st.isDirectory()) return 'folder';
-    return st.isFile() ? { path: p, size: st.size, mtimeMs: st.mtimeMs } : undefined;
+    const st = await statSeen(p);
+    if (st.isDirectory) return 'folder';
+    return st.isFile ? { path: p, size: st.size, mtimeMs: st.mtimeMs } : undefined;
   } catch (err) {
     const c = (err as NodeJS.ErrnoException).code;
     if (c === 'ENOENT' || c === 'ENOTDIR' || c === 'EACCES' || c === 'EPERM' || c === 'ELOOP') return undefined;

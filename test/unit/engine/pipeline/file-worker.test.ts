@@ -63,12 +63,12 @@ describe('hashSeenFile', () => {
 });
 
 describe('statSeen', () => {
-  it("gives fs.stat's size, mtime (fractional, as fs gives it) and whether it is a file", async () => {
+  it("gives fs.stat's size, mtime (fractional, as fs gives it) and whether it is a file or a folder", async () => {
     const path = join(dir, 'seen');
     await writeFile(path, 'twelve bytes');
     const st = await stat(path);
-    expect(await statSeen(path)).toEqual({ isFile: true, size: 12, mtimeMs: st.mtimeMs });
-    expect(await statSeen(dir)).toMatchObject({ isFile: false });
+    expect(await statSeen(path)).toEqual({ isFile: true, isDirectory: false, size: 12, mtimeMs: st.mtimeMs });
+    expect(await statSeen(dir)).toMatchObject({ isFile: false, isDirectory: true });
   });
 
   it('a missing file rejects with ENOENT', async () => {
