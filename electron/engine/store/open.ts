@@ -84,6 +84,9 @@ export function openStore(path: string, o: OpenOptions = {}): Store {
     db.close();
     throw e;
   }
+  // One wrapper for every call: better-sqlite3 builds a wrapper with its own statements per
+  // db.transaction(), which the group commit (one savepoint per write) paid for every file and step.
+  const inTransaction = db.transaction((fn: () => unknown) => fn());
   return {
     db,
     path,
@@ -98,7 +101,7 @@ export function openStore(path: string, o: OpenOptions = {}): Store {
       return search(...a);
     },
     browse: browseQueries(db),
-    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
+    transaction: <T>(fn: () => T): T => inTransaction.immediate(fn) as T,
     close: () => {
       results.stopIndexing();
       if (db.open) db.close();
