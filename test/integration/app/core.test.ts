@@ -299,7 +299,7 @@ describe('the sandbox in one click, a hot folder, results offline', () => {
     expect(original.mime).toBe('application/pdf');
     expect(Buffer.from(original.bytes).subarray(0, 5).toString()).toBe('%PDF-');
     expect(await e.call('files.reveal', { id: good.id })).toEqual({ path: join(inbox, 'inv-1.pdf'), revealed: false });
-    await expect(e.call('files.content', { which: 'processed', documentId: doc?.id as number })).rejects.toThrow(/no post-processed PDF/);
+    await expect(e.call('files.content', { which: 'processed', documentId: doc?.id as number })).rejects.toThrow(/processed PDF of this document has not been downloaded yet/);
 
     // The service goes away: offline, and everything stored stays browsable and searchable.
     for (const sb of e.sandboxes) await sb.close();
