@@ -56,47 +56,38 @@ const kindOf = (part: string): 'l' | 'n' | null => (LETTERS.test(part) ? 'l' : N
 const KEPT_OF_LAST = 2;
 
 /**
- * A word's joined form as stored (migration 015): joinedWord, but where the word's parts are each
- * all letters or all digits and each joint is between letters and digits ("INV-3003",
- * "currency-1234", "scan-123.pdf"), it ends KEPT_OF_LAST characters into the last part
- * ("INV30"). Search splits a typed word where letters and digits meet, and a last part of 3 or
- * more characters is then a phrase of the stored word's own tokens ("inv3003", "INV-300" as
- * "inv 300"*, search.ts); only a last part of one or two characters ("INV-3", "INV-30") is looked
- * up joined, as a prefix of the stored "INV30". A joint between letters ("e-mail") or digits
- * ("1,250") cannot be split when searching, so such words keep their whole joined form. One pass,
- * as joinedWord: this runs for every stored value with punctuation.
+ * Characters a word's stored joined form leaves out (migration 015): none, or all of its last
+ * part but KEPT_OF_LAST when its parts are each all letters or all digits and each joint is
+ * between letters and digits ("INV-3003", "currency-1234", "scan-123.pdf"). Search splits a typed
+ * word at every change between letters and digits, and a last part of 3 or more characters is
+ * then a phrase of the word's own tokens ("inv3003", "INV-300" as "inv 300"*, search.ts); only a
+ * last part of one or two characters ("INV-3", "INV-30") is looked up joined, as a prefix of the
+ * stored "INV30". A joint between letters ("e-mail") or digits ("1,250") cannot be split when
+ * searching, so such words keep their whole joined form.
+ */
+function leftOut(word: string): number {
+  PART.lastIndex = 0;
+  let prev: 'l' | 'n' | null = null;
+  let last = '';
+  for (let m = PART.exec(word); m !== null; m = PART.exec(word)) {
+    const kind = kindOf(m[0]);
+    if (kind === null || kind === prev) return 0;
+    prev = kind;
+    last = m[0];
+  }
+  return Math.max(0, [...last].length - KEPT_OF_LAST);
+}
+
+/**
+ * A word's joined form as stored: joinedWord, ending KEPT_OF_LAST characters into the last part
+ * where search finds the rest by splitting ("INV-3003" -> "INV30", leftOut). Each character left
+ * out is up to one word or prefix entry less in the index.
  */
 export function storedJoinedWord(word: string): string | null {
-  PART.lastIndex = 0;
-  let m = PART.exec(word);
-  if (m === null) return null;
-  let prev = m[0];
-  let prevEnd = m.index + prev.length;
-  let out = prev;
-  let parts = 1;
-  let tokens = 1;
-  let kind = kindOf(prev);
-  let alternating = kind !== null;
-  let lastStart = 0;
-  while ((m = PART.exec(word)) !== null) {
-    const part = m[0];
-    const decimal = part.length !== 3 && DIGITS.test(prev) && DIGITS.test(part) && NUMBER_SEPARATOR.test(word.slice(prevEnd, m.index));
-    if (decimal) tokens++;
-    if (alternating) {
-      const k = kindOf(part);
-      alternating = k !== null && k !== kind;
-      kind = k;
-    }
-    lastStart = out.length + (decimal ? 1 : 0);
-    out += decimal ? ` ${part}` : part;
-    parts++;
-    prev = part;
-    prevEnd = m.index + part.length;
-  }
-  if (tokens === parts) return null;
-  if (!alternating) return out;
-  const end = lastStart + [...prev.slice(0, 4)].slice(0, KEPT_OF_LAST).join('').length;
-  return end < out.length ? out.slice(0, end) : out;
+  const j = joinedWord(word);
+  if (j === null) return null;
+  const n = leftOut(word);
+  return n === 0 ? j : [...j].slice(0, -n).join('');
 }
 
 /** The joined forms of a text's words that are stored (storedJoinedWord), or null: what the index's `joined` columns hold. */
