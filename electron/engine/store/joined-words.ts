@@ -47,67 +47,15 @@ export const TEXT_WORD = /\p{Nd}{1,3}(?:[ \u00a0\u202f]\p{Nd}{3}(?!\p{Nd}))+\S*|
 /** Text with only letters, digits, marks and spaces, and no space between digits (thousands), has nothing to join; other text is read word by word. */
 const MAY_JOIN = /[^\p{L}\p{N}\p{M}\s]|\p{Nd}\s\p{Nd}/u;
 
-const LETTERS = /^[\p{L}\p{M}]+$/u;
-const NUMERALS = /^\p{N}+$/u;
-/** A part's kind: all letters, all digits, or null (both). */
-const kindOf = (part: string): 'l' | 'n' | null => (LETTERS.test(part) ? 'l' : NUMERALS.test(part) ? 'n' : null);
-
-/** Characters of a last part kept in a stored joined form that search finds by splitting (storedJoinedWord). */
-const KEPT_OF_LAST = 2;
-
-/**
- * Characters a word's stored joined form leaves out (migration 015): none, or all of its last
- * part but KEPT_OF_LAST when its parts are each all letters or all digits and each joint is
- * between letters and digits ("INV-3003", "currency-1234", "scan-123.pdf"). Search splits a typed
- * word at every change between letters and digits, and a last part of 3 or more characters is
- * then a phrase of the word's own tokens ("inv3003", "INV-300" as "inv 300"*, search.ts); only a
- * last part of one or two characters ("INV-3", "INV-30") is looked up joined, as a prefix of the
- * stored "INV30". A joint between letters ("e-mail") or digits ("1,250") cannot be split when
- * searching, so such words keep their whole joined form.
- */
-function leftOut(word: string): number {
-  PART.lastIndex = 0;
-  let prev: 'l' | 'n' | null = null;
-  let last = '';
-  for (let m = PART.exec(word); m !== null; m = PART.exec(word)) {
-    const kind = kindOf(m[0]);
-    if (kind === null || kind === prev) return 0;
-    prev = kind;
-    last = m[0];
-  }
-  return Math.max(0, [...last].length - KEPT_OF_LAST);
-}
-
-/**
- * A word's joined form as stored: joinedWord, ending KEPT_OF_LAST characters into the last part
- * where search finds the rest by splitting ("INV-3003" -> "INV30", leftOut). Each character left
- * out is up to one word or prefix entry less in the index.
- */
-export function storedJoinedWord(word: string): string | null {
-  const j = joinedWord(word);
-  if (j === null) return null;
-  const n = leftOut(word);
-  return n === 0 ? j : [...j].slice(0, -n).join('');
-}
-
-/** The joined forms of a text's words that are stored (storedJoinedWord), or null: what the index's `joined` columns hold. */
+/** The joined forms of a text's words (those that change), or null: what the index's `joined` columns hold. */
 export function joinedWords(text: string | null): string | null {
   if (text === null || !MAY_JOIN.test(text)) return null;
   let out: string | null = null;
   for (const [w] of text.matchAll(TEXT_WORD)) {
-    const j = storedJoinedWord(w);
+    const j = joinedWord(w);
     if (j !== null) out = out === null ? j : `${out} ${j}`;
   }
   return out;
-}
-
-/**
- * A word split at every change between letters and digits, its other characters dropped
- * ("INV-300" and "inv300" -> ["INV", "300"]): how a stored word whose joined form is cut short
- * (leftOut) is tokenised. Empty when the word has no letter or digit.
- */
-export function letterDigitRuns(word: string): string[] {
-  return word.match(/[\p{L}\p{M}]+|\p{N}+/gu) ?? [];
 }
 
 /** SQL function `joined_words(text)`: fills the `joined` columns (search-index.ts, migration 008's view and update triggers); registered on every open. */

@@ -5,7 +5,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Db } from './db.js';
-import { joinedWord, letterDigitRuns, TEXT_WORD } from './joined-words.js';
+import { joinedWord, TEXT_WORD } from './joined-words.js';
 
 export interface SearchHit {
   /** 'field' for an extracted field, 'document' for a document matched by its class or file name. */
@@ -90,21 +90,6 @@ function typingNumberOf(word: string, prefix: boolean): Joined | null {
   return isPrefix(typed, prefix) ? { tokens: [typed], prefix: true } : null;
 }
 
-/**
- * The word split where letters and digits meet ("inv3003", "INV-300" -> "inv 3003", "INV 300"*):
- * the stored joined form of words such as "INV-3003" ends two characters into their last part
- * (joined-words.ts, storedJoinedWord), so a last part of 3 or more characters is looked up as a
- * phrase of the stored word's own tokens. Shorter ones ("INV-30") match that joined form (joinedOf,
- * tokensOf). Null unless the word has both letters and digits and a last part of 3 or more, or
- * when the word as typed is this phrase ("INV-0042").
- */
-function runsOf(word: string, prefix: boolean): Joined | null {
-  const tokens = letterDigitRuns(word);
-  if (!tokens.some((t) => /\p{N}/u.test(t)) || !tokens.some((t) => /\p{L}/u.test(t)) || [...tokens.at(-1)!].length < 3) return null;
-  const typed = tokensOf(word, prefix);
-  return typed.tokens.join(' ') === tokens.join(' ') ? null : { tokens, prefix: isPrefix(tokens.at(-1), prefix) };
-}
-
 /** Every joined form a word may have matched as (for snippets of hits found in `joined` alone). */
 const joinedForms = (word: string, prefix: boolean): Joined[] => {
   const forms = [joinedOf(word, prefix), typingNumberOf(word, prefix)].filter((j): j is Joined => j !== null);
@@ -120,7 +105,7 @@ function termOf(w: string, prefix: boolean): string {
     // "1 250": the number ("1250"*), or its groups as words, each as any other word.
     ? [`(${allOf(spaced.map((x) => termOf(x, prefix)))})`]
     : [`"${w.replace(/"/g, '""')}"${tokensOf(w, prefix).prefix ? '*' : ''}`];
-  for (const j of [joinedOf(w, prefix), typingNumberOf(w, prefix), runsOf(w, prefix)]) if (j && !alts.includes(phrase(j))) alts.push(phrase(j));
+  for (const j of [joinedOf(w, prefix), typingNumberOf(w, prefix)]) if (j) alts.push(phrase(j));
   return alts.length === 1 ? alts[0]! : `(${alts.join(' OR ')})`;
 }
 

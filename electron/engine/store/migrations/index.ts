@@ -15,12 +15,8 @@ import { reviewSince } from './009-review-since.js';
 import { searchIngest } from './010-search-ingest.js';
 import { searchWatermark } from './011-search-watermark.js';
 import { searchPrefixes } from './012-search-prefixes.js';
-import { searchSplitJoined } from './015-search-split-joined.js';
 
 export type Migration = (db: Db) => void;
 
-/** 013 and 014 are numbers given to work not merged yet; until then they change nothing. */
-const reserved: Migration = () => undefined;
-
 export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceKeys, serviceShapes, folderProblems, joinedWordsSearch, reviewSince, searchIngest,
-  searchWatermark, searchPrefixes, reserved, reserved, searchSplitJoined];
+  searchWatermark, searchPrefixes];

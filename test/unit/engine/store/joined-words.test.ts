@@ -1,6 +1,6 @@
 // Words as people type them (issue 12): what the search indexes hold joined, and what they leave alone.
 import { describe, expect, it } from 'vitest';
-import { joinedWord, joinedWords, letterDigitRuns, storedJoinedWord } from '../../../../electron/engine/store/joined-words.js';
+import { joinedWord, joinedWords } from '../../../../electron/engine/store/joined-words.js';
 
 describe('joinedWord', () => {
   it.each([
@@ -19,38 +19,9 @@ describe('joinedWord', () => {
   it.each(['INV', '1250', '12.50', '3.14159', '-', '', 'Café'])('%j is left alone (nothing to join, or decimals only)', (word) => expect(joinedWord(word)).toBeNull());
 });
 
-describe('storedJoinedWord (issue 14, fourth round): what the index stores joined', () => {
-  it.each([
-    ['INV-2026-0042', 'INV20260042'], // digits meet digits
-    ['1,250', '1250'],
-    ['Müller-Lüdenscheid', 'MüllerLüdenscheid'], // letters meet letters
-    ['invoice_date-1234', 'invoicedate1234'],
-    ['A1-B2345', 'A1B2345'], // parts of letters and digits both: splitting "a1b2345" would not give them
-    ['currency-12', 'currency12'], // a last part of two characters: whole
-  ])('%s -> %s (whole)', (word, joined) => expect(storedJoinedWord(word)).toBe(joined));
-
-  it.each([
-    ['INV-3003', 'INV30'],
-    ['INV-0000042', 'INV00'],
-    ['scan-123.pdf', 'scan123pd'],
-    ['3003-INVOICE', '3003IN'],
-    ['Z€١٢٣', 'Z١٢'],
-  ])('%s -> %s: letters meet digits at each joint, and search splits the typed word there', (word, joined) => {
-    expect(storedJoinedWord(word)).toBe(joined);
-    expect(joinedWord(word)!.startsWith(joined)).toBe(true);
-  });
-
-  it('letterDigitRuns splits where letters and digits meet, dropping the rest', () => {
-    expect(letterDigitRuns('inv3003')).toEqual(['inv', '3003']);
-    expect(letterDigitRuns('INV-30')).toEqual(['INV', '30']);
-    expect(letterDigitRuns('scan123pdf')).toEqual(['scan', '123', 'pdf']);
-    expect(letterDigitRuns('-')).toEqual([]);
-  });
-});
-
 describe('joinedWords', () => {
-  it('gives the stored joined form of each word that has one; spaced thousands are one number; null when none', () => {
-    expect(joinedWords('Desk chair 1,250.00 EUR, ref INV-3003, e-mail')).toBe('1250 00 INV30 email');
+  it('gives the joined form of each word that has one; spaced thousands are one number; null when none', () => {
+    expect(joinedWords('Desk chair 1,250.00 EUR, ref INV-3003')).toBe('1250 00 INV3003');
     expect(joinedWords('2 480,00 € and 12 345 678')).toBe('2480 00 12345678');
     expect(joinedWords('2026 100 items')).toBeNull();
     expect(joinedWords('Müller Bürobedarf GmbH')).toBeNull();
@@ -58,18 +29,12 @@ describe('joinedWords', () => {
   });
 });
 
-/**
- * The first version (issue 12), kept as the reference: every word split into parts, then joined;
- * since the fourth round of issue 14 cut two characters into the last part where the parts are
- * each letters or digits and change kind at every joint.
- */
+/** The first version (issue 12), kept as the reference: every word split into parts, then joined. */
 function reference(text: string | null): string | null {
   if (text === null) return null;
   const word = (w: string): string | null => {
     const parts = [...w.matchAll(/[\p{L}\p{N}\p{M}]+/gu)];
     if (parts.length < 2) return null;
-    const kinds = parts.map(([p]) => (/^[\p{L}\p{M}]+$/u.test(p) ? 'letters' : /^\p{N}+$/u.test(p) ? 'digits' : 'both'));
-    const cut = kinds.every((k, i) => k !== 'both' && (i === 0 || k !== kinds[i - 1]));
     const tokens = [parts[0]![0]];
     for (let i = 1; i < parts.length; i++) {
       const prev = parts[i - 1]!;
@@ -79,15 +44,13 @@ function reference(text: string | null): string | null {
       if (decimal) tokens.push(part);
       else tokens[tokens.length - 1] += part;
     }
-    if (tokens.length === parts.length) return null;
-    const last = [...parts.at(-1)![0]].length;
-    return cut && last > 2 ? [...tokens.join(' ')].slice(0, 2 - last).join('') : tokens.join(' ');
+    return tokens.length === parts.length ? null : tokens.join(' ');
   };
   const out = (text.match(/\p{Nd}{1,3}(?:[ \u00a0\u202f]\p{Nd}{3}(?!\p{Nd}))+\S*|\S+/gu) ?? []).flatMap((w) => word(w) ?? []);
   return out.length === 0 ? null : out.join(' ');
 }
 
-describe('joinedWords: the single-pass version (issue 14) gives what the first one gave (cut short where search splits)', () => {
+describe('joinedWords: the single-pass version (issue 14) gives what the first one gave', () => {
   it('on 20,000 random texts of letters, digits, separators, spaces and marks', () => {
     const alphabet = ['a', 'Z', 'ü', 'e\u0301', '0', '1', '7', '١', ',', '.', "'", '’', '-', '_', '/', ' ', ' ', '\u00a0', '\u202f', '\t', '€', '(', ')'];
     let seed = 14;

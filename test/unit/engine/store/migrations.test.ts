@@ -12,8 +12,6 @@ import { parseResultsPage } from '../../../../shared/service/index.js';
 import { serviceShapes } from '../../../../electron/engine/store/migrations/006-service-shapes.js';
 import { searchIngest } from '../../../../electron/engine/store/migrations/010-search-ingest.js';
 import { searchPrefixes } from '../../../../electron/engine/store/migrations/012-search-prefixes.js';
-import { searchSplitJoined } from '../../../../electron/engine/store/migrations/015-search-split-joined.js';
-import { joinedWord, TEXT_WORD } from '../../../../electron/engine/store/joined-words.js';
 import { ftsRows } from '../../../helpers/fts-rows.js';
 import { resultsPage, tempStore, type TempStore } from './fixtures.js';
 
@@ -259,65 +257,6 @@ describe('012: search indexes with fewer prefix lengths and no column sizes (iss
     s.results.storeResultsPage(s.runs.addRun({ serviceRunId: 'run_9c1d' }).id, resultsPage(), parseResultsPage(resultsPage()), 0);
     expect(s.search('INV-2026-0042').map((h) => h.serviceRunId)).toEqual(['run_9c1d', 'run_8f2a', 'run_8f2a']);
     expect(ftsRows(s.db, 'field_search')).toBe(15);
-  });
-});
-
-describe('015: words joined only where letters and digits meet are stored joined only two characters into their last part (issue 14, fourth round)', () => {
-  /** `joined_words` as stores at 012 were filled: every word with punctuation inside joined. */
-  const joinedBefore015 = (text: unknown): string | null => {
-    const out = (typeof text === 'string' ? text.match(TEXT_WORD) ?? [] : []).flatMap((w) => joinedWord(w) ?? []);
-    return out.length ? out.join(' ') : null;
-  };
-  const check = (db: { prepare(sql: string): { run(): unknown } }) => {
-    for (const x of ['field_search', 'document_search']) db.prepare(`INSERT INTO ${x} (${x}, rank) VALUES ('integrity-check', 1)`).run();
-  };
-
-  it('a store at 012 with results indexed and waiting is indexed again: consistent, found as before, its rows can be deleted', () => {
-    const old = openDatabase(t.path);
-    migrate(old, MIGRATIONS.slice(0, MIGRATIONS.indexOf(searchPrefixes) + 1));
-    expect(userVersion(old)).toBe(12);
-    old.function('joined_words', { deterministic: true }, joinedBefore015);
-    const { id: runId } = old.prepare("INSERT INTO runs (service_run_id, created_ms, updated_ms) VALUES ('run_8f2a', 0, 0) RETURNING id").get() as { id: number };
-    const field = (field_name: string, value: string) => ({ field_name, value, type: 'TEXT' });
-    const page = resultsPage({
-      files: [{ original_file_name: 'scan-123.pdf', input_file_path: null, documents: [{ class_name: 'Invoice', page_numbers: [1], fields: [
-        field('invoice_number', 'INV-3003'), field('currency', 'currency-1234'), field('contact', 'e-mail'), field('total_amount', '1,250'),
-      ] }] }],
-      case_info: { fields: [] },
-    });
-    const results = resultsQueries(old, Date.now, { searchBatchRows: 1e9 });
-    results.storeResultsPage(runId, page, parseResultsPage(page), 0);
-    results.indexForSearch();
-    // The old index holds "inv3003", "currency1234" and "scan123pdf" joined.
-    expect(old.prepare("SELECT count(*) AS n FROM field_search WHERE field_search MATCH 'joined : (inv3003 OR currency1234)'").get()).toEqual({ n: 2 });
-    expect(old.prepare("SELECT count(*) AS n FROM document_search WHERE document_search MATCH 'joined : scan123pdf'").get()).toEqual({ n: 1 });
-    // The second page waits above the watermark.
-    results.storeResultsPage(runId, page, parseResultsPage(page), 1);
-    results.stopIndexing();
-    old.close();
-
-    const s = t.open();
-    expect(userVersion(s.db)).toBe(MIGRATIONS.length);
-    expect(MIGRATIONS.indexOf(searchSplitJoined)).toBe(14);
-    check(s.db);
-    expect({ f: ftsRows(s.db, 'field_search'), d: ftsRows(s.db, 'document_search') }).toEqual({ f: 8, d: 2 });
-    expect(s.db.prepare("SELECT count(*) AS n FROM field_search WHERE field_search MATCH 'joined : (inv3003 OR currency1234)'").get()).toEqual({ n: 0 });
-    expect(s.db.prepare("SELECT count(*) AS n FROM field_search WHERE field_search MATCH 'joined : (inv30 OR currency12 OR email OR 1250)'").get()).toEqual({ n: 8 });
-    expect(s.db.prepare("SELECT count(*) AS n FROM document_search WHERE document_search MATCH 'joined : scan123pdf'").get()).toEqual({ n: 0 });
-    expect(s.db.prepare("SELECT count(*) AS n FROM document_search WHERE document_search MATCH 'joined : scan123pd'").get()).toEqual({ n: 2 });
-
-    const found = (q: string) => s.search(q).map((h) => (h.kind === 'field' ? h.value : h.fileName));
-    for (const q of ['INV-30', 'inv3003', 'INV3', 'inv-300']) expect(found(q), q).toEqual(['INV-3003', 'INV-3003']);
-    for (const q of ['currency12', 'currency-123', 'currency1234']) expect(found(q), q).toEqual(['currency-1234', 'currency-1234']);
-    expect(found('scan123')).toEqual(['scan-123.pdf', 'scan-123.pdf']);
-    expect(found('email')).toEqual(['e-mail', 'e-mail']);
-    expect(found('1250')).toEqual(['1,250', '1,250']);
-
-    // Deleting rows indexed before 015 leaves the index consistent (it holds what the triggers now compute).
-    s.db.prepare('DELETE FROM documents').run();
-    check(s.db);
-    expect({ f: ftsRows(s.db, 'field_search'), d: ftsRows(s.db, 'document_search') }).toEqual({ f: 0, d: 0 });
-    expect(found('INV-30')).toEqual([]);
   });
 });
 
