@@ -5,10 +5,14 @@
  * agents finished, which agent now holds what, and work taken over (share-takeover.ts).
  * A folder without a share never reaches a Share: every hook is a no-op for it.
  */
+import { hostname } from 'node:os';
 import { relative, sep } from 'node:path';
 import type { HotFolderSettings } from '../../../shared/hot-folder.js';
 import type { ServiceClient } from '../service/index.js';
 import type { FleetAgent, Share, ShareBatchRecord, ShareSettings } from '../share/api.js';
+import { defaultCoordinationFolder } from '../share/default-folder.js';
+import { serviceShareFiles } from '../share/files.js';
+import { createShare } from '../share/protocol.js';
 import type { BatchRow, FileRow, FolderRow } from '../store/index.js';
 import { inWords, log, setState, technical, type PipelineContext } from './context.js';
 import { importTakeovers, type TakeoverHost } from './share-takeover.js';
@@ -24,7 +28,16 @@ export interface ShareOpenOptions {
   agentName: string;
   client: ServiceClient;
 }
-export type ShareFactory = (o: ShareOpenOptions) => Share;
+export type ShareFactory = (o: ShareOpenOptions) => Share | Promise<Share>;
+
+/**
+ * The share protocol over the service's filesystem API (share/protocol.ts); a share without its
+ * own coordination folder uses the account's default one (share/default-folder.ts).
+ */
+export const joinServiceShare: ShareFactory = async (o) => {
+  const coordinationFolder = o.settings.coordinationFolder || (await defaultCoordinationFolder(o.client));
+  return createShare(serviceShareFiles(o.client), { ...o.settings, coordinationFolder }, { id: o.agentId, name: o.agentName, host: hostname(), pid: process.pid });
+};
 
 /** Re-checks the uploader and follower make before their irreversible steps; no-ops for unshared folders. */
 export interface ShareHooks {
@@ -70,7 +83,7 @@ export class SharedFolders implements ShareHooks {
 
   constructor(
     private readonly ctx: PipelineContext,
-    private readonly factory: ShareFactory | undefined,
+    private readonly factory: ShareFactory,
     private readonly agentName: string | undefined,
     private readonly host: TakeoverHost,
   ) {}
@@ -78,9 +91,8 @@ export class SharedFolders implements ShareHooks {
   /** Starts the folder's share (first heartbeat written) and its poll; re-watches files another agent held at the last stop. */
   async open(folder: FolderRow, settings: HotFolderSettings): Promise<void> {
     if (!settings.share) return;
-    if (!this.factory) throw new Error(`${folder.path} is shared (${settings.share.name}), but this DocSync cannot join shares`);
     const agentId = this.ctx.store.share.agentId();
-    const share = this.factory({ folderId: folder.id, folderPath: folder.path, settings: settings.share, agentId, agentName: this.agentName ?? agentId.replace(/-[0-9a-f]{8}$/, ''), client: this.ctx.client });
+    const share = await this.factory({ folderId: folder.id, folderPath: folder.path, settings: settings.share, agentId, agentName: this.agentName ?? agentId.replace(/-[0-9a-f]{8}$/, ''), client: this.ctx.client });
     await share.start();
     const m: Member = { folder, settings, share, polling: false };
     this.members.set(folder.id, m);

@@ -15,7 +15,7 @@ import type { RunningSandbox } from '../../../sandbox/index.js';
 import { FAST_FOLDER } from '../../helpers/engine.js';
 import { invoiceText } from '../../helpers/pdf-fixtures.js';
 import { sandbox } from '../../helpers/sandbox.js';
-import { resetShares, shareFactory } from '../../helpers/share.js';
+import { shareFactory } from '../../helpers/share.js';
 import { waitUntil } from '../../helpers/wait.js';
 
 const LEASE_MS = 2000;
@@ -34,7 +34,6 @@ afterEach(async () => {
     a.store.close();
   }
   agents = [];
-  resetShares();
   await sb?.close();
   sb = undefined;
   if (root) await rm(root, { recursive: true, force: true });
