@@ -7,7 +7,7 @@
  */
 import { hostname } from 'node:os';
 import { relative, sep } from 'node:path';
-import type { HotFolderSettings } from '../../../shared/hot-folder.js';
+import { validateFolderSettings, type HotFolderSettings } from '../../../shared/hot-folder.js';
 import type { ServiceClient } from '../service/index.js';
 import type { FleetAgent, Share, ShareBatchRecord, ShareSettings } from '../share/api.js';
 import { defaultCoordinationFolder } from '../share/default-folder.js';
@@ -95,9 +95,35 @@ export class SharedFolders implements ShareHooks {
     const share = await this.factory({ folderId: folder.id, folderPath: folder.path, settings: settings.share, agentId, agentName: this.agentName ?? agentId.replace(/-[0-9a-f]{8}$/, ''), client: this.ctx.client });
     await share.start();
     const m: Member = { folder, settings, share, polling: false };
+    try {
+      await this.readopt(m);
+    } catch (e) {
+      await share.stop().catch(() => undefined);
+      throw e;
+    }
     this.members.set(folder.id, m);
     for (const f of this.ctx.store.files.list({ folderId: folder.id, state: 'elsewhere' })) if (f.sha256) share.watch(f.sha256, relOf(folder.path, f.path));
     this.arm(m);
+  }
+
+  /**
+   * After a restart: the contents this agent had in work are claimed again (the share gives an
+   * agent back its own claims, with their batches); what another agent took over meanwhile is left
+   * to it, what one finished is skipped. Until this is done the folder's batches wait (member()).
+   */
+  private async readopt(m: Member): Promise<void> {
+    const rows = this.ctx.store.files.list({ folderId: m.folder.id }).filter((f) => f.sha256 && ['queued', 'uploading', 'uploaded', 'running'].includes(f.state));
+    for (const f of rows) {
+      const outcome = await m.share.claim(f.sha256 as string, relOf(m.folder.path, f.path), f.size);
+      if (outcome.kind === 'held') this.elsewhere(m, f, outcome.holderName);
+      // Finished by this agent just before it stopped: its follower records the end here.
+      else if (outcome.kind === 'finished' && outcome.holderId !== m.share.agentId) {
+        this.ctx.store.transaction(() => {
+          if (f.batchId !== null) this.ctx.store.files.assign(f.id, { safeName: null, batchId: null, servicePath: null });
+          setState(this.ctx, f.id, 'skipped', finishedElsewhere(outcome.holderName, outcome.outcome, outcome.reason));
+        });
+      }
+    }
   }
 
   async close(folderId: number): Promise<void> {
@@ -120,9 +146,26 @@ export class SharedFolders implements ShareHooks {
     return folderId === null ? undefined : this.members.get(folderId)?.share;
   }
 
+  /** The folder's share; a shared folder whose share is not joined (yet, or any more) makes the step wait: tried again later. */
   private member(folderId: number | null): Member | undefined {
-    return folderId === null ? undefined : this.members.get(folderId);
+    if (folderId === null) return undefined;
+    const m = this.members.get(folderId);
+    if (m) return m;
+    const row = this.ctx.store.folders.get(folderId);
+    if (row && this.isShared(row)) throw new TryLater(new Error(`DocSync is still joining the other computers that share ${row.path}`));
+    return undefined;
   }
+
+  /** Whether a folder's settings name a share (kept per settings version: asked for every file of every folder). */
+  private isShared(row: FolderRow): boolean {
+    const known = this.sharedKnown.get(row.id);
+    if (known && known.updatedMs === row.updatedMs) return known.shared;
+    const v = validateFolderSettings(row.settings);
+    const shared = v.ok && v.settings.share !== null;
+    this.sharedKnown.set(row.id, { updatedMs: row.updatedMs, shared });
+    return shared;
+  }
+  private readonly sharedKnown = new Map<number, { updatedMs: number; shared: boolean }>();
 
   // ---- intake ------------------------------------------------------------------------------
 
@@ -191,8 +234,16 @@ export class SharedFolders implements ShareHooks {
   async beginBatch(b: BatchRow): Promise<void> {
     const m = this.member(b.folderId);
     if (!m || !b.name || this.recorded.has(b.name)) return;
-    await this.retrying('the share could not record the batch', () => m.share.batched(this.record(m, b)));
-    this.recorded.add(b.name);
+    const name = b.name;
+    await this.retrying('the share could not record the batch', async () => {
+      try {
+        await m.share.batched(this.record(m, b));
+      } catch (e) {
+        // Recorded already, before a restart: the share gave this agent its batch back with its contents.
+        if (!(await m.share.stillMineBatch(name))) throw e;
+      }
+    });
+    this.recorded.add(name);
   }
 
   async mayUpload(b: BatchRow, f: FileRow): Promise<boolean> {

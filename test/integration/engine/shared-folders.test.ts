@@ -214,6 +214,26 @@ describe('two agents, one shared folder', () => {
     await beta.engine.idle(20_000);
   });
 
+  it('an agent restarted on its data home takes its own claims and batches back: each content still uploaded and run once', async () => {
+    const { inbox, share } = await setUp({ pageDelayMs: 100 });
+    const alpha = await agent('alpha', share);
+    const beta = await agent('beta', share);
+    await alpha.engine.addFolder(folderSettings(inbox, { maxFiles: 4 }));
+    await beta.engine.addFolder(folderSettings(inbox, { maxFiles: 4 }));
+    const names = Array.from({ length: 16 }, (_, i) => `page-${i + 1}.txt`);
+    const contents = names.map((_, i) => invoice(300 + i));
+    for (const [i, n] of names.entries()) await writeFile(join(inbox, n), contents[i] as string);
+    await waitUntil(() => alpha.store.files.list().some((f) => f.state === 'running' || f.state === 'uploaded'), 'alpha has a batch sent', 30_000);
+    await alpha.engine.stop();
+    // The same data home again (same store, same agent id), at once: well within its lease.
+    const again = new Engine({ store: alpha.store, client: alpha.client, home: join(root as string, 'home-alpha'), share, agentName: 'alpha', poll: { initialMs: 50, maxMs: 200, reviewMs: 200 }, retry: { initialMs: 50, maxMs: 500 } });
+    alpha.engine = again;
+    await again.start();
+    await waitUntil(() => names.every((n) => [alpha, beta].some((a) => rows(a, n).some((f) => f.state === 'done'))), 'every file is done at one of the two', 60_000);
+    await expectOnceEach(contents.map(sha256));
+    await waitUntil(() => names.every((n) => [alpha, beta].every((a) => rows(a, n).some((f) => FINAL.has(f.state)))), 'every file is settled at both', 20_000);
+  });
+
   it('a folder without a share is not touched by shares: no claim, no fleet, files done as before', async () => {
     const { inbox } = await setUp();
     let made = 0;
