@@ -564,6 +564,11 @@ export class Engine extends EventEmitter<EngineEvents> {
     return this.shared.fleet(folderId);
   }
 
+  /** Calls this agent made to the service for a shared folder's share, by kind (for calls per file). */
+  shareCalls(folderId: number): Record<string, number> {
+    return this.shared.shareOf(folderId)?.calls() ?? {};
+  }
+
   status(): EngineStatus {
     return {
       counts: this.store.files.countByState(),

@@ -176,6 +176,10 @@ describe('two agents, one shared folder', () => {
       expect(a.store.share.fleet().map((x) => [x.folderId, x.name, x.self])).toEqual([[folder.id, a.name, true], [folder.id, a === alpha ? 'beta' : 'alpha', false]]);
     }
     await Promise.all([alpha.engine.idle(20_000), beta.engine.idle(20_000)]);
+    // Calls to the service's files for the share, both agents together, per file that arrived (43).
+    const calls = [[alpha, fa], [beta, fb]].flatMap(([a, f]) => Object.values((a as Agent).engine.shareCalls((f as { id: number }).id))).reduce((x, y) => x + y, 0);
+    console.log(`share calls: ${calls} for 43 files, ${(calls / 43).toFixed(1)} per file (two agents)`);
+    expect(calls).toBeGreaterThan(43);
   });
 
   it('an agent stopped mid-way (no finishing) has its claimed and batched files taken over within lease + heartbeat; no run starts twice', async () => {
