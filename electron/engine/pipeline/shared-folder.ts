@@ -175,7 +175,9 @@ export class SharedFolders implements ShareHooks {
    */
   async admit(folderId: number, f: FileRow): Promise<FileRow | null> {
     const m = this.members.get(folderId);
-    if (!m || !f.sha256) return f;
+    if (!f.sha256) return f;
+    // Not joined (the folder is stopping): the file waits 'stable' for the next start.
+    if (!m) return null;
     const rel = relOf(m.folder.path, f.path);
     const outcome = await m.share.claim(f.sha256, rel, f.size);
     if (this.members.get(folderId) !== m) return null; // the folder stopped meanwhile: the next start takes the file again
@@ -280,7 +282,8 @@ export class SharedFolders implements ShareHooks {
   }
 
   letGo(f: FileRow): void {
-    const m = this.member(f.folderId);
+    // Never throws: the uploader goes on with the batch; a share not joined keeps the claim (taken back on the next start).
+    const m = f.folderId === null ? undefined : this.members.get(f.folderId);
     if (!m || !f.sha256) return;
     m.share.release(f.sha256).catch((e: unknown) => log(this.ctx, 'warn', `DocSync could not let the other agents of the share take ${f.originalName}: ${inWords(e)}`, { detail: technical(e) }));
   }
