@@ -104,3 +104,32 @@ describe('share protocol, one agent', () => {
     expect(share.fleet()[0]).toMatchObject({ self: true, inFlight: 1, stale: false, host: 'host-1' });
   });
 });
+
+describe('share protocol, watching', () => {
+  it('a batch taken from a live agent by one that then died is taken over: the batch holder\'s liveness counts, not the content\'s', async () => {
+    const store = new FakeStore();
+    const a = setup(store, 'agent-a');
+    const c = setup(store, 'agent-c');
+    await a.share.start();
+    await c.share.start();
+    const x = sha('orphaned');
+    await a.share.claim(x, 'x.pdf', 1);
+    await a.share.batched(rec('ba', [x]));
+    expect(await c.share.claim(x, 'x.pdf', 1)).toEqual({ kind: 'held', holderId: 'agent-a', holderName: 'Agent agent-a' });
+    c.share.watch(x, 'x.pdf');
+    // agent-d took the batch while A looked stale, then died before taking its contents; A lives on.
+    store.set(`${C}/batches/ba/2.json`, Buffer.from(JSON.stringify({ agent: 'agent-d', name: 'D', gen: 2, at: 0 })));
+    store.set(`${C}/agents/agent-d.json`, Buffer.from(JSON.stringify({ agent: 'agent-d', name: 'D', host: 'h', pid: 1, seq: 4, inFlight: 1, leaseMs: LEASE, at: 0 })));
+    let news = await c.share.poll();
+    for (let step = 0; step < 12 && news.takeovers.length === 0; step++) {
+      a.clock.t += HB;
+      c.clock.t += HB;
+      await a.share.beat();
+      news = await c.share.poll();
+    }
+    expect(news.takeovers).toEqual([{ kind: 'batch', record: { ...rec('ba', [x]) }, dropped: [] }]);
+    expect(c.clock.t).toBeGreaterThanOrEqual(LEASE);
+    expect(await c.share.stillMine(x)).toBe(true);
+    expect(await a.share.stillMine(x)).toBe(false);
+  });
+});
