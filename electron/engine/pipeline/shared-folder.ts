@@ -267,13 +267,20 @@ export class SharedFolders implements ShareHooks {
   async mayStartRun(b: BatchRow): Promise<boolean> {
     const m = this.member(b.folderId);
     if (!m || !b.name || this.ctx.store.runs.runForBatch(b.id)) return true;
-    // Files of a taken-over batch that another agent holds now never go into this run.
-    const dropped = this.drops.get(b.name) ?? [];
-    for (const d of dropped) {
-      await this.retrying('a file held by another agent could not be taken out of the batch', () => this.ctx.client.deleteBatchFile(Number(b.serviceBatchId), d.safeName));
+    const name = b.name;
+    const mine = (): Promise<boolean> => this.retrying('the share could not be asked', () => m.share.stillMineBatch(name));
+    let held = await mine();
+    // Files of a taken-over batch that another agent holds now never go into this run: taken out of
+    // the service batch once the batch is surely this agent's, then the batch is checked again right before the run.
+    const dropped = this.drops.get(name) ?? [];
+    if (held && dropped.length) {
+      for (const d of dropped) {
+        await this.retrying('a file held by another agent could not be taken out of the batch', () => this.ctx.client.deleteBatchFile(Number(b.serviceBatchId), d.safeName));
+      }
+      this.drops.delete(name);
+      held = await mine();
     }
-    this.drops.delete(b.name);
-    if (await this.retrying('the share could not be asked', () => m.share.stillMineBatch(b.name as string))) return true;
+    if (held) return true;
     // The batch moved on while this agent was away: its files are another agent's now.
     for (const f of this.ctx.store.files.list({ batchId: b.id })) if (IN_BATCH.has(f.state) && f.state !== 'done') this.elsewhere(m, f, null);
     this.ctx.store.runs.markBatchDeleted(b.id);
