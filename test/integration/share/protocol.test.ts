@@ -165,6 +165,36 @@ describe('share protocol over the sandbox', () => {
     await a.stop();
   });
 
+  it('calls per file by design: 6 for the holder (batches of 5, two batch updates each), 3 for each other agent that sees the file', async () => {
+    const [a, b] = agents(2, { leaseMs: 60_000, heartbeatMs: 5_000 }) as [ShareAgent, ShareAgent];
+    await Promise.all([a.start(), b.start()]);
+    const files = Array.from({ length: 20 }, (_, i) => sha(`per-file-${i}`));
+    const before = { a: a.calls(), b: b.calls() };
+    for (const f of files) expect((await a.claim(f, `${f}.pdf`, 1)).kind).toBe('won');
+    for (const f of files) expect((await b.claim(f, `${f}.pdf`, 1)).kind).toBe('held');
+    for (let i = 0; i < files.length; i += 5) {
+      const rec = record(`per-file-${i}`, files.slice(i, i + 5));
+      await a.batched(rec);
+      for (const f of rec.files) expect(await a.stillMine(f.sha256)).toBe(true); // before each upload
+      await a.updateBatch({ ...rec, files: rec.files.map((f) => ({ ...f, uploaded: true })) });
+      expect(await a.stillMineBatch(rec.name)).toBe(true); // before the run start
+      await a.updateBatch({ ...rec, run: 'run-x' });
+      for (const f of rec.files) {
+        await a.finished(f.sha256, 'done', null);
+        expect(await a.stillMine(f.sha256)).toBe(true); // before the archive move
+      }
+    }
+    const delta = (now: Record<string, number>, was: Record<string, number>) => Object.fromEntries(Object.keys(now).map((k) => [k, now[k]! - (was[k] ?? 0)]));
+    const holder = delta(a.calls(), before.a);
+    const other = delta(b.calls(), before.b);
+    expect(holder).toEqual({ create: 20 + 4 + 20 + 20, overwrite: 4 + 8 + 20, read: 0, exists: 20 + 4, list: 0 });
+    expect(other).toEqual({ create: 20, overwrite: 0, read: 20, exists: 0, list: 20 });
+    const perFile = (c: Record<string, number>) => Object.values(c).reduce((x, y) => x + y, 0) / files.length;
+    expect(perFile(holder)).toBe(6);
+    expect(perFile(other)).toBe(3);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
   it('a release lets another agent claim the content again', async () => {
     const [a, b] = agents(2) as [ShareAgent, ShareAgent];
     await Promise.all([a.start(), b.start()]);
