@@ -97,6 +97,7 @@ class ShareProtocol implements ShareAgent {
   #lastBeatWall: number | null = null;
   #beating: Promise<void> | null = null;
   #timer: ReturnType<typeof setInterval> | null = null;
+  #polling: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly files: ShareFiles,
@@ -371,7 +372,14 @@ class ShareProtocol implements ShareAgent {
     this.#watched.delete(sha256);
   }
 
-  async poll(): Promise<ElsewhereNews> {
+  poll(): Promise<ElsewhereNews> {
+    // One look at a time: an overlapping call waits, then looks afresh (it never repeats the news of the other).
+    const run = this.#polling.then(() => this.#poll());
+    this.#polling = run.catch(() => undefined);
+    return run;
+  }
+
+  async #poll(): Promise<ElsewhereNews> {
     const news: ElsewhereNews = { finished: [], takeovers: [], moved: [] };
     await this.#lookAtHeartbeats();
     const now = this.clock.now();

@@ -133,3 +133,28 @@ describe('share protocol, watching', () => {
     expect(await a.share.stillMine(x)).toBe(false);
   });
 });
+
+describe('share protocol, overlapping polls', () => {
+  it('two polls at once look one after the other, and a takeover is reported once', async () => {
+    const store = new FakeStore();
+    const a = setup(store, 'agent-a');
+    const b = setup(store, 'agent-b');
+    await a.share.start();
+    await b.share.start();
+    const x = sha('twice');
+    await a.share.claim(x, 'x.pdf', 1);
+    await b.share.claim(x, 'x.pdf', 1);
+    b.share.watch(x, 'x.pdf');
+    await b.share.poll(); // first sight of A's seq
+    b.clock.t += LEASE;
+    await b.share.beat();
+    b.files.log.length = 0;
+    const [one, two] = await Promise.all([b.share.poll(), b.share.poll()]);
+    expect([...one.takeovers, ...two.takeovers]).toEqual([{ kind: 'content', sha256: x, rel: 'x.pdf' }]);
+    const lists = b.files.log.flatMap((l, i) => (l === `list ${C}/agents` ? [i] : []));
+    const take = b.files.log.indexOf(`create ${C}/claims/${x}/2.json`);
+    expect(lists).toHaveLength(2);
+    expect(lists[0]).toBeLessThan(take);
+    expect(lists[1]).toBeGreaterThan(take); // the second look began after the first had ended
+  });
+});
