@@ -192,6 +192,26 @@ class ShareProtocol implements ShareAgent {
     return { agent: this.agentId, name: this.agentName, gen, rel, size, state, ...extra, at: this.clock.wallNow() };
   }
 
+  /**
+   * Creates a generation; true when this agent has it. A generation already there that is this
+   * agent's own, in the same state, counts as made here: an earlier attempt took effect although
+   * it failed (a reset after the service acted, retries given up), and the engine tried again.
+   */
+  async #make(path: string, rec: ClaimGen | BatchGen): Promise<boolean> {
+    if ((await this.files.create(path, encode(rec))) === 'created') return true;
+    const bytes = await this.files.read(path);
+    if (!bytes) return false;
+    let there: ClaimGen | BatchGen;
+    try {
+      there = 'state' in rec ? parseClaimGen(path, bytes, rec.gen) : parseBatchGen(path, bytes, rec.gen);
+    } catch (e) {
+      if (e instanceof ShareRecordError) return false;
+      throw e;
+    }
+    if (there.agent !== this.agentId) return false;
+    return !('state' in rec) || ((there as ClaimGen).state === rec.state && (there as ClaimGen).batch === rec.batch);
+  }
+
   /** The newest generation of a content, or null when it has none. */
   async #current(sha: string): Promise<ClaimGen | null> {
     const gen = highestGen(await this.files.list(this.#p.claims(sha)));
@@ -236,7 +256,7 @@ class ShareProtocol implements ShareAgent {
         return { kind: 'held', holderId: cur.agent, holderName: cur.name };
       }
       const next = this.#claimRecord(sha256, cur.gen + 1, rel, size, 'claimed');
-      if ((await this.files.create(this.#p.claim(sha256, next.gen), encode(next))) === 'created') {
+      if (await this.#make(this.#p.claim(sha256, next.gen), next)) {
         this.#hold(sha256, next);
         return { kind: 'won', gen: next.gen };
       }
@@ -252,7 +272,7 @@ class ShareProtocol implements ShareAgent {
     for (const f of mine) check(this.#holds.has(f.sha256), `the file ${f.rel} was not claimed before it was put in a batch`);
     await this.#fence();
     const gen1 = { agent: this.agentId, name: this.agentName, gen: 1, at: this.clock.wallNow() };
-    if ((await this.files.create(this.#p.batchGen(record.name, 1), encode(gen1))) === 'exists') {
+    if (!(await this.#make(this.#p.batchGen(record.name, 1), gen1))) {
       throw new Error(`The share already holds a batch named ${record.name}; batch names must be unique.`);
     }
     // The record before the contents point at it: a taker that finds a content in this batch finds its record.
@@ -264,7 +284,7 @@ class ShareProtocol implements ShareAgent {
       if (h.lost || h.state !== 'claimed') return;
       const next = this.#claimRecord(f.sha256, h.gen + 1, h.rel, h.size, 'batched', { batch: record.name, batchGen: 1 });
       // Races a takeover of the content alone: exactly one of them makes this generation.
-      if ((await this.files.create(this.#p.claim(f.sha256, next.gen), encode(next))) === 'created') {
+      if (await this.#make(this.#p.claim(f.sha256, next.gen), next)) {
         Object.assign(h, { gen: next.gen, state: 'batched', batch: record.name, batchGen: 1 });
       } else {
         h.lost = true;
@@ -309,7 +329,7 @@ class ShareProtocol implements ShareAgent {
     if (h.batch !== undefined) extra.batch = h.batch;
     if (h.batchGen !== undefined) extra.batchGen = h.batchGen;
     const next = this.#claimRecord(sha256, h.gen + 1, h.rel, h.size, outcome, extra);
-    if ((await this.files.create(this.#p.claim(sha256, next.gen), encode(next))) === 'exists') {
+    if (!(await this.#make(this.#p.claim(sha256, next.gen), next))) {
       h.lost = true;
       return;
     }
@@ -325,7 +345,7 @@ class ShareProtocol implements ShareAgent {
     if (!h || h.lost || h.state === 'done' || h.state === 'failed') return;
     await this.#fence();
     const next = this.#claimRecord(sha256, h.gen + 1, h.rel, h.size, 'released');
-    await this.files.create(this.#p.claim(sha256, next.gen), encode(next));
+    await this.#make(this.#p.claim(sha256, next.gen), next);
     this.#holds.delete(sha256);
   }
 
@@ -436,7 +456,7 @@ class ShareProtocol implements ShareAgent {
   async #takeContent(sha: string, w: Watched, cur: ClaimGen): Promise<Takeover | null> {
     await this.#fence();
     const next = this.#claimRecord(sha, cur.gen + 1, w.rel, cur.size, 'claimed');
-    if ((await this.files.create(this.#p.claim(sha, next.gen), encode(next))) === 'exists') {
+    if (!(await this.#make(this.#p.claim(sha, next.gen), next))) {
       w.lastLookAt = Number.NEGATIVE_INFINITY; // someone else moved first: look again next poll
       return null;
     }
@@ -459,7 +479,7 @@ class ShareProtocol implements ShareAgent {
     if (holder.agent === this.agentId || !this.#isStale(holder.agent)) return [];
     await this.#fence();
     const mine = { agent: this.agentId, name: this.agentName, gen: gen + 1, at: this.clock.wallNow() };
-    if ((await this.files.create(this.#p.batchGen(name, mine.gen), encode(mine))) === 'exists') return [];
+    if (!(await this.#make(this.#p.batchGen(name, mine.gen), mine))) return [];
     const held: HeldBatch = { gen: mine.gen, lost: false };
     this.#batches.set(name, held);
     const creator = gen === 1 ? holder : await this.#batchGenRecord(name, 1);
@@ -508,7 +528,7 @@ class ShareProtocol implements ShareAgent {
       } else {
         return 'dropped';
       }
-      if ((await this.files.create(this.#p.claim(f.sha256, next.gen), encode(next))) === 'created') {
+      if (await this.#make(this.#p.claim(f.sha256, next.gen), next)) {
         this.#hold(f.sha256, next);
         return next.state === 'batched' ? 'batch' : 'alone';
       }

@@ -158,3 +158,28 @@ describe('share protocol, overlapping polls', () => {
     expect(lists[1]).toBeGreaterThan(take); // the second look began after the first had ended
   });
 });
+
+describe('share protocol, a create that took effect but failed', () => {
+  it('finishing again after a failed attempt that did take effect still counts as this agent\'s', async () => {
+    const store = new FakeStore();
+    const { share, files } = setup(store);
+    await share.start();
+    const x = sha('flaky');
+    await share.claim(x, 'f.pdf', 1);
+    // The first attempt reaches the service, but its answer is lost and the client gives up.
+    const create = files.create.bind(files);
+    let failOnce = true;
+    files.create = async (path, data) => {
+      const r = await create(path, data);
+      if (failOnce && path.endsWith('/2.json')) {
+        failOnce = false;
+        throw new Error('socket hang up');
+      }
+      return r;
+    };
+    await expect(share.finished(x, 'done', null)).rejects.toThrow('socket hang up');
+    await share.finished(x, 'done', null);
+    expect(await share.stillMine(x)).toBe(true);
+    expect(store.json(`${C}/claims/${x}/progress.json`)).toMatchObject({ stage: 'done', agent: 'agent-a' });
+  });
+});
