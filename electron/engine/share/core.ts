@@ -50,6 +50,8 @@ export class ShareCore {
   readonly watched = new Map<string, Watched>();
   /** The holder of each batch held elsewhere, as last read: a batched content moves with its batch, so that holder's liveness counts. */
   readonly batchHolders = new Map<string, string>();
+  /** Batches this agent took (made their next generation) but could not finish taking: the service failed in the middle. */
+  readonly unfinishedTakes = new Map<string, number>();
 
   constructor(
     readonly files: ShareFiles,

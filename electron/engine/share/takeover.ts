@@ -15,9 +15,22 @@ async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) 
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
+/**
+ * One look. A failure of the service in its middle does not lose what was taken already: the news
+ * so far is returned, a batch taken halfway is finished first on the next look, and a generation
+ * this agent made without hearing so is found and adopted then.
+ */
 export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
   const news: ElsewhereNews = { finished: [], takeovers: [], moved: [] };
-  await core.heart.look();
+  const safely = async (step: () => Promise<Takeover[]>, onFailure?: () => void): Promise<void> => {
+    try {
+      news.takeovers.push(...(await step()));
+    } catch {
+      onFailure?.(); // looked at again on the next poll
+    }
+  };
+  await core.heart.look(); // a service that fails here has been asked nothing else yet
+  for (const [name, gen] of [...core.unfinishedTakes]) await safely(() => collectBatch(core, name, gen));
   for (const w of core.watched.values()) if (w.cur) core.heart.noteMissing(w.cur.agent);
   const now = core.clock.now();
   const toRead: string[] = [];
@@ -32,42 +45,57 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
     if (batch !== undefined) batches.add(batch);
     (w.cur === null || stale ? toRead : toHead).push(sha);
   }
-  for (const b of batches) news.takeovers.push(...(await takeBatch(core, b)));
+  for (const b of batches) await safely(() => takeBatch(core, b));
   // The cheap look, several at once: nothing new while the next generation does not exist.
   await eachLimited(toHead, 8, async (sha) => {
     const w = core.watched.get(sha);
     if (!w?.cur) return;
-    if (await core.files.exists(core.p.claim(sha, w.cur.gen + 1))) toRead.push(sha);
+    const changed = await core.files.exists(core.p.claim(sha, w.cur.gen + 1)).catch(() => false);
+    if (changed) toRead.push(sha);
     else w.lastLookAt = core.clock.now();
   });
   for (const sha of toRead) {
     const w = core.watched.get(sha);
     if (!w) continue; // taken along with a batch above
-    let cur: ClaimGen | null;
-    try {
-      cur = await core.current(sha);
-    } catch (e) {
-      if (e instanceof ShareRecordError) continue; // a damaged record: left alone, looked at again next time
-      throw e;
-    }
-    w.lastLookAt = core.clock.now();
-    if (!cur) continue;
-    if (w.cur && cur.agent !== w.cur.agent && cur.agent !== core.agent.id && (cur.state === 'claimed' || cur.state === 'batched')) {
-      news.moved.push({ sha256: sha, holderId: cur.agent, holderName: cur.name });
-    }
-    w.cur = cur;
-    if (cur.state === 'done' || cur.state === 'failed') {
-      news.finished.push({ sha256: sha, holderName: cur.name, outcome: cur.state, reason: cur.reason ?? null });
-      core.watched.delete(sha);
-    } else if (cur.state === 'released' || (cur.state === 'claimed' && core.heart.isStale(cur.agent))) {
-      const t = await takeContent(core, sha, w, cur);
-      if (t) news.takeovers.push(t);
-    } else if (cur.state === 'batched' && cur.batch !== undefined && !batches.has(cur.batch)) {
-      batches.add(cur.batch);
-      news.takeovers.push(...(await takeBatch(core, cur.batch)));
-    }
+    await safely(() => lookAt(core, news, batches, sha, w), () => (w.lastLookAt = Number.NEGATIVE_INFINITY));
   }
   return news;
+}
+
+/** Reads one watched content's newest generation and acts on it. */
+async function lookAt(core: ShareCore, news: ElsewhereNews, batches: Set<string>, sha: string, w: Watched): Promise<Takeover[]> {
+  let cur: ClaimGen | null;
+  try {
+    cur = await core.current(sha);
+  } catch (e) {
+    if (e instanceof ShareRecordError) return []; // a damaged record: left alone, looked at again next time
+    throw e;
+  }
+  w.lastLookAt = core.clock.now();
+  if (!cur) return [];
+  if (w.cur && cur.agent !== w.cur.agent && cur.agent !== core.agent.id && (cur.state === 'claimed' || cur.state === 'batched')) {
+    news.moved.push({ sha256: sha, holderId: cur.agent, holderName: cur.name });
+  }
+  w.cur = cur;
+  if (cur.state === 'done' || cur.state === 'failed') {
+    news.finished.push({ sha256: sha, holderName: cur.name, outcome: cur.state, reason: cur.reason ?? null });
+    core.watched.delete(sha);
+    return [];
+  }
+  if (cur.state === 'claimed' && cur.agent === core.agent.id) {
+    // This agent's own take, made although the service's answer was lost: adopted now.
+    core.hold(sha, cur);
+    return [{ kind: 'content', sha256: sha, rel: w.rel }];
+  }
+  if (cur.state === 'released' || (cur.state === 'claimed' && core.heart.isStale(cur.agent))) {
+    const t = await takeContent(core, sha, w, cur);
+    return t ? [t] : [];
+  }
+  if (cur.state === 'batched' && cur.batch !== undefined && !batches.has(cur.batch)) {
+    batches.add(cur.batch);
+    return takeBatch(core, cur.batch);
+  }
+  return [];
 }
 
 async function takeContent(core: ShareCore, sha: string, w: Watched, cur: ClaimGen): Promise<Takeover | null> {
@@ -93,29 +121,38 @@ async function takeBatch(core: ShareCore, name: string): Promise<Takeover[]> {
   if (!holder) return [];
   core.batchHolders.set(name, holder.agent);
   core.heart.noteMissing(holder.agent);
-  if (holder.agent === core.agent.id || !core.heart.isStale(holder.agent)) return [];
+  // Its newest generation is this agent's but unknown here: made although the answer was lost.
+  if (holder.agent === core.agent.id) return core.batches.has(name) ? [] : collectBatch(core, name, gen);
+  if (!core.heart.isStale(holder.agent)) return [];
   await core.heart.fence();
   const mine = core.batchRecord(gen + 1);
   if (!(await core.make(core.p.batchGen(name, mine.gen), mine))) return [];
-  const held = { gen: mine.gen, lost: false };
+  return collectBatch(core, name, mine.gen);
+}
+
+/** Takes the members of a batch whose generation `gen` this agent made, and hands the batch to the engine. */
+async function collectBatch(core: ShareCore, name: string, gen: number): Promise<Takeover[]> {
+  core.unfinishedTakes.set(name, gen);
+  const held = { gen, lost: false };
   core.batches.set(name, held);
-  const creator = gen === 1 ? holder : await core.batchGen(name, 1);
+  const creator = await core.batchGen(name, 1);
   const recPath = core.p.batch(name);
   const recBytes = await core.files.read(recPath);
   const stored = recBytes ? parseStoredBatch(recPath, recBytes) : null;
   const members = stored?.files ?? [];
   core.members.set(name, members);
-  const fates = await Promise.all(members.map((f) => takeMember(core, f, name, mine.gen, creator?.agent ?? null)));
+  const fates = await Promise.all(members.map((f) => takeMember(core, f, name, gen, creator?.agent ?? null)));
   const files = members.filter((_, i) => fates[i] === 'batch');
   const dropped = members.filter((_, i) => fates[i] !== 'batch');
   const alone: Takeover[] = members.filter((_, i) => fates[i] === 'alone').map((f) => ({ kind: 'content', sha256: f.sha256, rel: f.rel }));
   const record: ShareBatchRecord = {
     name, plan: stored?.plan ?? '', serviceBatchId: stored?.serviceBatchId ?? null, servicePath: stored?.servicePath ?? null, files, run: stored?.run ?? null,
   };
-  await core.files.overwrite(recPath, encode({ ...record, files: members, agent: core.agent.id, gen: mine.gen } satisfies StoredBatch));
+  await core.files.overwrite(recPath, encode({ ...record, files: members, agent: core.agent.id, gen } satisfies StoredBatch));
   // Paused while taking it? Then another agent may hold the batch already: hand the engine only what stayed here.
-  if (await core.batchMoved(name, held)) return alone;
-  return [{ kind: 'batch', record, dropped }, ...alone];
+  const moved = await core.batchMoved(name, held);
+  core.unfinishedTakes.delete(name);
+  return moved ? alone : [{ kind: 'batch', record, dropped }, ...alone];
 }
 
 /**
@@ -131,6 +168,11 @@ async function takeMember(core: ShareCore, f: ShareBatchFile, name: string, batc
       throw e;
     });
     if (!cur) return 'dropped';
+    if (cur.agent === core.agent.id) {
+      // Taken by this agent in an earlier try of this very take (the service failed in the middle).
+      if (cur.state === 'batched' && cur.batch === name && cur.batchGen === batchGen) return (core.hold(f.sha256, cur), 'batch');
+      if (cur.state === 'claimed' && creator !== core.agent.id) return (core.hold(f.sha256, cur), 'alone');
+    }
     let next: ClaimGen;
     if (cur.state === 'batched' && cur.batch === name && (cur.batchGen ?? 0) < batchGen) {
       next = core.claimRecord(f.sha256, cur.gen + 1, f.rel, cur.size, 'batched', { batch: name, batchGen });
