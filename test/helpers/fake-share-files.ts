@@ -97,6 +97,11 @@ export class Scheduler {
     }
   }
 
+  /** What is waiting, as `actor@readyAt`: for a failing seed's printout. */
+  pending(): string[] {
+    return this.#tasks.map((t) => `${t.actor}@${Math.round(t.readyAt)}`);
+  }
+
   /** Steps until `done()` or `untilMs` of fake time; returns whether done() held. */
   async run(done: () => boolean, untilMs: number): Promise<boolean> {
     await settle();
@@ -118,9 +123,11 @@ export class Scheduler {
         continue;
       }
       const t = eligible[Math.floor(this.random() * eligible.length)]!;
+      const step = this.random() * this.maxStepMs;
+      // Out of time: the task stays queued for a later run().
+      if (this.now + step > untilMs) return done();
       this.#tasks.splice(this.#tasks.indexOf(t), 1);
-      this.now += this.random() * this.maxStepMs;
-      if (this.now > untilMs) return done();
+      this.now += step;
       this.steps++;
       t.run();
       await settle();
@@ -169,12 +176,26 @@ export class FakeStore {
   }
 }
 
+/** Failures of the service as a caller sees them once its client's retries are spent. */
+export interface FakeFaults {
+  /** The call fails and nothing happened (refused, 5xx). */
+  before: number;
+  /** The call took effect but its answer was lost. */
+  after: number;
+}
+
 /** One agent's view of the store: every call is a scheduled, atomic step of that agent. */
-export function fakeShareFiles(store: FakeStore, sched: Scheduler, actor: string): ShareFiles {
+export function fakeShareFiles(store: FakeStore, sched: Scheduler, actor: string, faults: FakeFaults = { before: 0, after: 0 }): ShareFiles {
   const counts: Record<string, number> = { create: 0, overwrite: 0, read: 0, exists: 0, list: 0 };
   const op = <T>(kind: string, fn: () => T): Promise<T> => {
     counts[kind]!++;
-    return sched.op(actor, fn);
+    return sched.op(actor, () => {
+      const r = sched.random();
+      if (r < faults.before) throw new Error('the service did not answer (nothing happened)');
+      const result = fn();
+      if (r < faults.before + faults.after) throw new Error('the answer was lost (it did happen)');
+      return result;
+    });
   };
   return {
     create: (path, data) => op('create', () => {

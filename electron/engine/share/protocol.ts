@@ -82,6 +82,16 @@ class ShareProtocol implements ShareAgent {
 
   async claim(sha256: string, rel: string, size: number): Promise<ClaimOutcome> {
     const c = this.#core;
+    const known = c.holds.get(sha256);
+    if (known && !known.lost) {
+      // Asked again (an earlier attempt failed, or the file came back): what this agent has is said as it is.
+      if (known.state === 'claimed') return { kind: 'won', gen: known.gen };
+      if (known.state === 'done' || known.state === 'failed') {
+        return { kind: 'finished', holderId: this.agentId, holderName: this.agentName, outcome: known.state, reason: null };
+      }
+      // In a batch here (taken over with it): the batch brings it, never a second batch.
+      return { kind: 'held', holderId: this.agentId, holderName: this.agentName };
+    }
     await this.#heart.fence();
     const first = c.claimRecord(sha256, 1, rel, size, 'claimed');
     if ((await c.files.create(c.p.claim(sha256, 1), encode(first))) === 'created') {
@@ -94,11 +104,17 @@ class ShareProtocol implements ShareAgent {
       if (cur.state === 'done' || cur.state === 'failed') {
         return { kind: 'finished', holderId: cur.agent, holderName: cur.name, outcome: cur.state, reason: cur.reason ?? null };
       }
-      if (cur.agent === this.agentId && cur.state !== 'released') {
-        // This agent's own claim from before a restart (the agent id is kept in its data home).
+      if (cur.agent === this.agentId && cur.state === 'claimed') {
+        // This agent's own claim, from before a restart (the agent id is kept in its data home) or
+        // made although the answer was lost.
         c.hold(sha256, cur);
-        if (cur.batch !== undefined && cur.batchGen !== undefined && !c.batches.has(cur.batch)) c.batches.set(cur.batch, { gen: cur.batchGen, lost: false });
         return { kind: 'won', gen: cur.gen };
+      }
+      if (cur.agent === this.agentId && cur.state === 'batched') {
+        // In a batch of this agent's that this process does not know: the next poll hands the batch
+        // over as a takeover (takeover.ts), so the file goes with its batch, never into a new one.
+        c.watched.set(sha256, { rel, cur, lastLookAt: Number.NEGATIVE_INFINITY });
+        return { kind: 'held', holderId: cur.agent, holderName: cur.name };
       }
       if (cur.state !== 'released') {
         c.watched.set(sha256, { rel, cur, lastLookAt: c.clock.now() });
@@ -119,7 +135,11 @@ class ShareProtocol implements ShareAgent {
     const c = this.#core;
     check(SEGMENT.test(record.name), `the batch name "${record.name}" cannot name a service file`);
     const mine = [...new Map(record.files.map((f) => [f.sha256, f])).values()];
-    for (const f of mine) check(c.holds.has(f.sha256), `the file ${f.rel} was not claimed before it was put in a batch`);
+    for (const f of mine) {
+      const h = c.holds.get(f.sha256);
+      check(h !== undefined, `the file ${f.rel} was not claimed before it was put in a batch`);
+      check(h?.state !== 'batched' || h.lost || h.batch === record.name, `the file ${f.rel} is already in the batch ${h?.batch ?? ''}`);
+    }
     await this.#heart.fence();
     if (!(await c.make(c.p.batchGen(record.name, 1), c.batchRecord(1)))) {
       throw new Error(`The share already holds a batch named ${record.name}; batch names must be unique.`);

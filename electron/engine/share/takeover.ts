@@ -50,9 +50,9 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
   await eachLimited(toHead, 8, async (sha) => {
     const w = core.watched.get(sha);
     if (!w?.cur) return;
-    const changed = await core.files.exists(core.p.claim(sha, w.cur.gen + 1)).catch(() => false);
+    const changed = await core.files.exists(core.p.claim(sha, w.cur.gen + 1)).catch(() => null);
     if (changed) toRead.push(sha);
-    else w.lastLookAt = core.clock.now();
+    else if (changed === false) w.lastLookAt = core.clock.now(); // (null: the service failed; still due next poll)
   });
   for (const sha of toRead) {
     const w = core.watched.get(sha);

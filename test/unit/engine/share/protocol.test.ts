@@ -78,9 +78,16 @@ describe('share protocol, one agent', () => {
     const again = setup(store).share;
     await again.start();
     expect(store.json(`${C}/agents/agent-a.json`)).toMatchObject({ seq: 3, inFlight: 0, name: 'Agent agent-a', host: 'host-1', pid: 7 });
-    expect(await again.claim(x, 'r.pdf', 1)).toEqual({ kind: 'won', gen: 2 });
+    // Its claim in a batch comes back with the batch (as a takeover), never alone into a new batch.
+    expect(await again.claim(x, 'r.pdf', 1)).toEqual({ kind: 'held', holderId: 'agent-a', holderName: 'Agent agent-a' });
+    expect((await again.poll()).takeovers).toEqual([{ kind: 'batch', record: rec('rb', [x]), dropped: [] }]);
     expect(await again.stillMine(x)).toBe(true);
     expect(await again.stillMineBatch('rb')).toBe(true);
+    expect(await again.claim(x, 'r.pdf', 1)).toEqual({ kind: 'held', holderId: 'agent-a', holderName: 'Agent agent-a' });
+    const y = sha('restart-claimed');
+    await first.claim(y, 'y.pdf', 1);
+    expect(await again.claim(y, 'y.pdf', 1)).toEqual({ kind: 'won', gen: 1 }); // only claimed: taken up as it is
+    await expect(again.batched(rec('other', [x]))).rejects.toThrow(/f0\.pdf is already in the batch rb/);
   });
 
   it('rejects what cannot name a service file, and batches of contents it never claimed', async () => {

@@ -116,12 +116,22 @@ export class World {
     }));
   }
 
+  /** Every finished content moved by its finisher (or its finisher was killed). */
+  allArchived(): boolean {
+    return this.contents.every((c) => {
+      const h = this.holderOf(c.sha);
+      return h?.state !== 'done' || this.archived.has(c.sha) || this.sched.crashed(h.agent);
+    });
+  }
+
   /** The end state: every content done, in exactly one run. */
   checkEnd(): void {
     for (const c of this.contents) {
       const h = this.holderOf(c.sha);
       if (h?.state !== 'done') this.violations.push(`${c.sha.slice(0, 6)} did not end: ${h ? `${h.state} by ${h.agent}` : 'never claimed'}`);
       else if ((this.inRuns.get(c.sha) ?? []).length !== 1) this.violations.push(`${c.sha.slice(0, 6)} is done but was in ${(this.inRuns.get(c.sha) ?? []).length} runs`);
+      // Its finisher moves the file, unless it was killed before it could.
+      else if (!this.archived.has(c.sha) && !this.sched.crashed(h.agent)) this.violations.push(`${c.sha.slice(0, 6)} was finished by ${h.agent} but never archived`);
     }
   }
 }
