@@ -9,6 +9,8 @@ import type { Db } from '../db.js';
  *   SQL. migrate() turns foreign keys off around it and checks them before the commit.
  * - `files.handled_by`: the name of the agent that holds the file's content.
  * - `agent`: this data home's agent id, stable across restarts (one row, created on first use).
+ * - `share_agents`: each shared folder's agents as the running engine last saw them (for
+ *   `docsync status` in another process).
  */
 export function sharedFolders(db: Db): void {
   const kept = db
@@ -42,6 +44,19 @@ export function sharedFolders(db: Db): void {
       only INTEGER PRIMARY KEY CHECK (only = 1),
       id   TEXT NOT NULL
     ) STRICT;
+
+    CREATE TABLE share_agents (
+      folder_id         INTEGER NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
+      agent_id          TEXT    NOT NULL,
+      name              TEXT    NOT NULL,
+      host              TEXT    NOT NULL,
+      last_heartbeat_ms INTEGER,
+      in_flight         INTEGER NOT NULL,
+      is_self           INTEGER NOT NULL CHECK (is_self IN (0, 1)),
+      stale             INTEGER NOT NULL CHECK (stale IN (0, 1)),
+      seen_ms           INTEGER NOT NULL,
+      PRIMARY KEY (folder_id, agent_id)
+    ) STRICT, WITHOUT ROWID;
   `);
   for (const sql of kept) db.exec(sql);
 }

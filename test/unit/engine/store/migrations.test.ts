@@ -260,11 +260,11 @@ describe('014: shared folders (issue 15)', () => {
 
   it('the agent id is made once per data home and kept across openings', () => {
     const a = t.open();
-    const id = a.agent.id();
+    const id = a.share.agentId();
     expect(id).toMatch(/^[A-Za-z0-9._-]+-[0-9a-f]{8}$/);
-    expect(a.agent.id()).toBe(id);
+    expect(a.share.agentId()).toBe(id);
     a.close();
-    expect(t.open().agent.id()).toBe(id);
+    expect(t.open().share.agentId()).toBe(id);
   });
 });
 
