@@ -22,7 +22,7 @@ export interface QueueRow {
   reviewWaiting: boolean;
   /** Since when it waits (runs.review_since_ms), else null. */
   reviewSinceMs: number | null;
-  /** Shared folders: the other agent that handles the file (files.handled_by), else null. */
+  /** Shared folders: the agent that handles the file instead of this one. */
   handledBy: string | null;
 }
 
@@ -118,7 +118,7 @@ export function browseQueries(db: Db) {
            FROM files f ${w.sql} ORDER BY f.id DESC LIMIT ? OFFSET ?`,
       ).all(...w.args, limit, offset) as {
         id: number; folder_id: number | null; path: string; original_name: string; size: number; state: FileState; error: string | null;
-        batch_id: number | null; updated_ms: number; handled_by: string | null; run_id: number | null; review_waiting: number | null; review_since_ms: number | null;
+        batch_id: number | null; updated_ms: number; run_id: number | null; review_waiting: number | null; review_since_ms: number | null; handled_by: string | null;
       }[];
       return {
         total,

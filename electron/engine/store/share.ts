@@ -30,7 +30,7 @@ export function shareQueries(db: Db, now: () => number = Date.now) {
   const setFleet = db.transaction((folderId: number, agents: readonly FleetAgent[]) => {
     clear.run(folderId);
     const t = now();
-    for (const a of agents) insert.run(folderId, a.id, a.name, a.host, a.lastHeartbeatMs, a.inFlight, a.self ? 1 : 0, a.stale ? 1 : 0, t);
+    for (const a of agents) insert.run(folderId, a.id, a.name, a.host, a.lastHeartbeatMs === null ? null : Math.round(a.lastHeartbeatMs), Math.round(a.inFlight), a.self ? 1 : 0, a.stale ? 1 : 0, t);
   });
   return {
     /** `<host>-<8 hex>`: readable in the share's records, unique even when two machines share a host name. */
