@@ -15,7 +15,7 @@ import type { RunningSandbox } from '../../../sandbox/index.js';
 import { FAST_FOLDER } from '../../helpers/engine.js';
 import { invoiceText } from '../../helpers/pdf-fixtures.js';
 import { sandbox } from '../../helpers/sandbox.js';
-import { resetShares, shareFactory } from '../../helpers/share.js';
+import { shareFactory } from '../../helpers/share.js';
 import { waitUntil } from '../../helpers/wait.js';
 
 const LEASE_MS = 2000;
@@ -34,7 +34,6 @@ afterEach(async () => {
     a.store.close();
   }
   agents = [];
-  resetShares();
   await sb?.close();
   sb = undefined;
   if (root) await rm(root, { recursive: true, force: true });
@@ -161,10 +160,20 @@ describe('two agents, one shared folder', () => {
     expect(rows(holder, 'copy of invoice 7.txt').map((f) => f.state)).toEqual(['skipped']);
     await expectOnceEach(contents.map(sha256));
 
-    // The fleet: both agents, each once, none stale, as each engine sees it.
+    // Two files of one new content at once: one upload, one run, both files settled at both agents.
+    const twin = invoice(999);
+    await Promise.all([writeFile(join(inbox, 'twin-a.txt'), twin), writeFile(join(inbox, 'twin-b.txt'), twin)]);
+    const twins = ['twin-a.txt', 'twin-b.txt'];
+    await waitUntil(() => [alpha, beta].every((a) => twins.every((n) => rows(a, n).some((f) => FINAL.has(f.state)))), 'both twins are settled at both agents');
+    expect([alpha, beta].flatMap((a) => twins.flatMap((n) => rows(a, n).filter((f) => f.state === 'done'))).length).toBe(1);
+    await expectOnceEach([...contents, twin].map(sha256));
+
+    // The fleet: both agents, each once, none stale, as each engine sees it, and as it stores it for `docsync status`.
     for (const [a, folder] of [[alpha, fa], [beta, fb]] as const) {
       const fleet = a.engine.fleet(folder.id);
       expect(fleet.map((x) => [x.name, x.self, x.stale]).sort()).toEqual([['alpha', a === alpha, false], ['beta', a === beta, false]]);
+      await waitUntil(() => a.store.share.fleet().length === 2, 'the fleet is stored');
+      expect(a.store.share.fleet().map((x) => [x.folderId, x.name, x.self])).toEqual([[folder.id, a.name, true], [folder.id, a === alpha ? 'beta' : 'alpha', false]]);
     }
     await Promise.all([alpha.engine.idle(20_000), beta.engine.idle(20_000)]);
   });
