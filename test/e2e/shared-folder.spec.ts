@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { RunningSandbox } from '../../sandbox/index.js';
 import { buildAllIfNeeded } from '../helpers/build-cli.js';
 import { sandbox } from '../helpers/sandbox.js';
-import { SCREENS, expectAccessible, fillQuickFolder, fillShare, goTo, invoice, openPage, serveUi, shootBoth, type ServedUi } from './served-ui.js';
+import { SCREENS, expectAccessible, fillQuickFolder, fillShare, goTo, invoice, openPage, serveUi, shootBoth, silentlyCut, type ServedUi } from './served-ui.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -91,6 +91,7 @@ test('scan-a joins: Hot folders lists both agents, this computer and the one hol
   await expect(other.getByRole('cell').nth(2)).toHaveText(String(FILES), { timeout: 20_000 });
   await expect(other.getByRole('cell').nth(1)).toHaveText(/^(just now|\d s ago)$/);
   await expect(pageA.getByRole('button', { name: `${FILES} with other agents, show them` })).toBeVisible({ timeout: 20_000 });
+  expect(await silentlyCut(pageA)).toEqual([]);
   await shootBoth(pageA, 'shared-folders-two-agents');
   await expectAccessible(pageA, 'Hot folders, a shared folder with two agents');
 });
@@ -114,6 +115,7 @@ test('scan-b is killed: it is marked as stopped answering, and scan-a takes its 
   // Late first (two signs of life missed), then stopped, in words: not colour alone.
   await expect(other).toContainText(/Late|Stopped answering/, { timeout: 20_000 });
   await expect(other).toContainText('Stopped answering', { timeout: 30_000 });
+  expect(await silentlyCut(pageA)).toEqual([]);
   await shootBoth(pageA, 'shared-folders-agent-stopped');
   await expectAccessible(pageA, 'Hot folders, an agent that stopped answering');
   await goTo(pageA, 'Activity');
