@@ -42,7 +42,7 @@ export function folderView(
     id: row.id, path: row.path, enabled: row.enabled, problem, unreadableFolders: store.folders.unreadable(row.id), targetUnchecked,
     // Invalid stored settings still show (with the problem) so the folder can be fixed or removed.
     settings: v.ok ? v.settings : (row.settings as unknown as FolderView['settings']),
-    counts: st?.counts ?? zeroCounts(), lastActivityMs: st?.lastActivityMs ?? null,
+    counts: st ? { ...st.counts } : zeroCounts(), lastActivityMs: st?.lastActivityMs ?? null,
     // This agent first, then by name: the list does not jump as heartbeats come in.
     fleet: v.ok && v.settings.share ? [...fleet].sort((a, b) => Number(b.self) - Number(a.self) || a.name.localeCompare(b.name) || a.id.localeCompare(b.id)).map(fleetAgentView) : null,
   };
