@@ -136,6 +136,7 @@ export class Engine extends EventEmitter<EngineEvents> {
         const loop = this.folders.get(folderId);
         if (loop) this.plan(loop, f);
       },
+      unplan: (folderId, path) => this.folders.get(folderId)?.planner.remove(path),
       enqueue: (batchId) => this.enqueue(batchId),
     });
     this.ctx.shared = this.shared;
@@ -562,6 +563,11 @@ export class Engine extends EventEmitter<EngineEvents> {
   /** The agents of a shared folder's share, as of the last heartbeat look (empty for a folder not shared or not running). */
   fleet(folderId: number): FleetAgent[] {
     return this.shared.fleet(folderId);
+  }
+
+  /** Calls this agent made to the service for a shared folder's share, by kind (for calls per file). */
+  shareCalls(folderId: number): Record<string, number> {
+    return this.shared.shareOf(folderId)?.calls() ?? {};
   }
 
   status(): EngineStatus {

@@ -186,3 +186,22 @@ export function fakeShareFiles(store: FakeStore, sched: Scheduler, actor: string
 export function fakeClock(sched: Scheduler): ShareClock {
   return { now: () => sched.now, wallNow: () => 1_800_000_000_000 + Math.floor(sched.now) };
 }
+
+/** Files over the store with no scheduler: each call happens at once, and is logged as `kind path`. */
+export function immediateShareFiles(store: FakeStore, log: string[] = []): ShareFiles & { log: string[] } {
+  const counts: Record<string, number> = { create: 0, overwrite: 0, read: 0, exists: 0, list: 0 };
+  const op = <T>(kind: string, path: string, fn: () => T): Promise<T> => {
+    counts[kind]!++;
+    log.push(`${kind} ${path}`);
+    return Promise.resolve(fn());
+  };
+  return {
+    log,
+    create: (path, data) => op('create', path, () => (store.files.has(path) ? ('exists' as const) : (store.set(path, data), 'created' as const))),
+    overwrite: (path, data) => op('overwrite', path, () => store.set(path, data)),
+    read: (path) => op('read', path, () => store.files.get(path) ?? null),
+    exists: (path) => op('exists', path, () => store.files.has(path) || store.isFolder(path)),
+    list: (folder) => op('list', folder, () => store.list(folder)),
+    calls: () => ({ ...counts }),
+  };
+}

@@ -7,7 +7,7 @@
  */
 import { hostname } from 'node:os';
 import { relative, sep } from 'node:path';
-import type { HotFolderSettings } from '../../../shared/hot-folder.js';
+import { validateFolderSettings, type HotFolderSettings } from '../../../shared/hot-folder.js';
 import type { ServiceClient } from '../service/index.js';
 import type { FleetAgent, Share, ShareBatchRecord, ShareSettings } from '../share/api.js';
 import { defaultCoordinationFolder } from '../share/default-folder.js';
@@ -95,9 +95,35 @@ export class SharedFolders implements ShareHooks {
     const share = await this.factory({ folderId: folder.id, folderPath: folder.path, settings: settings.share, agentId, agentName: this.agentName ?? agentId.replace(/-[0-9a-f]{8}$/, ''), client: this.ctx.client });
     await share.start();
     const m: Member = { folder, settings, share, polling: false };
+    try {
+      await this.readopt(m);
+    } catch (e) {
+      await share.stop().catch(() => undefined);
+      throw e;
+    }
     this.members.set(folder.id, m);
     for (const f of this.ctx.store.files.list({ folderId: folder.id, state: 'elsewhere' })) if (f.sha256) share.watch(f.sha256, relOf(folder.path, f.path));
     this.arm(m);
+  }
+
+  /**
+   * After a restart: the contents this agent had in work are claimed again (the share gives an
+   * agent back its own claims, with their batches); what another agent took over meanwhile is left
+   * to it, what one finished is skipped. Until this is done the folder's batches wait (member()).
+   */
+  private async readopt(m: Member): Promise<void> {
+    const rows = this.ctx.store.files.list({ folderId: m.folder.id }).filter((f) => f.sha256 && ['queued', 'uploading', 'uploaded', 'running'].includes(f.state));
+    for (const f of rows) {
+      const outcome = await m.share.claim(f.sha256 as string, relOf(m.folder.path, f.path), f.size);
+      if (outcome.kind === 'held') this.elsewhere(m, f, outcome.holderName);
+      // Finished by this agent just before it stopped: its follower records the end here.
+      else if (outcome.kind === 'finished' && outcome.holderId !== m.share.agentId) {
+        this.ctx.store.transaction(() => {
+          if (f.batchId !== null) this.ctx.store.files.assign(f.id, { safeName: null, batchId: null, servicePath: null });
+          setState(this.ctx, f.id, 'skipped', finishedElsewhere(outcome.holderName, outcome.outcome, outcome.reason));
+        });
+      }
+    }
   }
 
   async close(folderId: number): Promise<void> {
@@ -120,9 +146,26 @@ export class SharedFolders implements ShareHooks {
     return folderId === null ? undefined : this.members.get(folderId)?.share;
   }
 
+  /** The folder's share; a shared folder whose share is not joined (yet, or any more) makes the step wait: tried again later. */
   private member(folderId: number | null): Member | undefined {
-    return folderId === null ? undefined : this.members.get(folderId);
+    if (folderId === null) return undefined;
+    const m = this.members.get(folderId);
+    if (m) return m;
+    const row = this.ctx.store.folders.get(folderId);
+    if (row && this.isShared(row)) throw new TryLater(new Error(`DocSync is still joining the other computers that share ${row.path}`));
+    return undefined;
   }
+
+  /** Whether a folder's settings name a share (kept per settings version: asked for every file of every folder). */
+  private isShared(row: FolderRow): boolean {
+    const known = this.sharedKnown.get(row.id);
+    if (known && known.updatedMs === row.updatedMs) return known.shared;
+    const v = validateFolderSettings(row.settings);
+    const shared = v.ok && v.settings.share !== null;
+    this.sharedKnown.set(row.id, { updatedMs: row.updatedMs, shared });
+    return shared;
+  }
+  private readonly sharedKnown = new Map<number, { updatedMs: number; shared: boolean }>();
 
   // ---- intake ------------------------------------------------------------------------------
 
@@ -132,7 +175,9 @@ export class SharedFolders implements ShareHooks {
    */
   async admit(folderId: number, f: FileRow): Promise<FileRow | null> {
     const m = this.members.get(folderId);
-    if (!m || !f.sha256) return f;
+    if (!f.sha256) return f;
+    // Not joined (the folder is stopping): the file waits 'stable' for the next start.
+    if (!m) return null;
     const rel = relOf(m.folder.path, f.path);
     const outcome = await m.share.claim(f.sha256, rel, f.size);
     if (this.members.get(folderId) !== m) return null; // the folder stopped meanwhile: the next start takes the file again
@@ -191,8 +236,16 @@ export class SharedFolders implements ShareHooks {
   async beginBatch(b: BatchRow): Promise<void> {
     const m = this.member(b.folderId);
     if (!m || !b.name || this.recorded.has(b.name)) return;
-    await this.retrying('the share could not record the batch', () => m.share.batched(this.record(m, b)));
-    this.recorded.add(b.name);
+    const name = b.name;
+    await this.retrying('the share could not record the batch', async () => {
+      try {
+        await m.share.batched(this.record(m, b));
+      } catch (e) {
+        // Recorded already, before a restart: the share gave this agent its batch back with its contents.
+        if (!(await m.share.stillMineBatch(name))) throw e;
+      }
+    });
+    this.recorded.add(name);
   }
 
   async mayUpload(b: BatchRow, f: FileRow): Promise<boolean> {
@@ -214,13 +267,20 @@ export class SharedFolders implements ShareHooks {
   async mayStartRun(b: BatchRow): Promise<boolean> {
     const m = this.member(b.folderId);
     if (!m || !b.name || this.ctx.store.runs.runForBatch(b.id)) return true;
-    // Files of a taken-over batch that another agent holds now never go into this run.
-    const dropped = this.drops.get(b.name) ?? [];
-    for (const d of dropped) {
-      await this.retrying('a file held by another agent could not be taken out of the batch', () => this.ctx.client.deleteBatchFile(Number(b.serviceBatchId), d.safeName));
+    const name = b.name;
+    const mine = (): Promise<boolean> => this.retrying('the share could not be asked', () => m.share.stillMineBatch(name));
+    let held = await mine();
+    // Files of a taken-over batch that another agent holds now never go into this run: taken out of
+    // the service batch once the batch is surely this agent's, then the batch is checked again right before the run.
+    const dropped = this.drops.get(name) ?? [];
+    if (held && dropped.length) {
+      for (const d of dropped) {
+        await this.retrying('a file held by another agent could not be taken out of the batch', () => this.ctx.client.deleteBatchFile(Number(b.serviceBatchId), d.safeName));
+      }
+      this.drops.delete(name);
+      held = await mine();
     }
-    this.drops.delete(b.name);
-    if (await this.retrying('the share could not be asked', () => m.share.stillMineBatch(b.name as string))) return true;
+    if (held) return true;
     // The batch moved on while this agent was away: its files are another agent's now.
     for (const f of this.ctx.store.files.list({ batchId: b.id })) if (IN_BATCH.has(f.state) && f.state !== 'done') this.elsewhere(m, f, null);
     this.ctx.store.runs.markBatchDeleted(b.id);
@@ -229,7 +289,8 @@ export class SharedFolders implements ShareHooks {
   }
 
   letGo(f: FileRow): void {
-    const m = this.member(f.folderId);
+    // Never throws: the uploader goes on with the batch; a share not joined keeps the claim (taken back on the next start).
+    const m = f.folderId === null ? undefined : this.members.get(f.folderId);
     if (!m || !f.sha256) return;
     m.share.release(f.sha256).catch((e: unknown) => log(this.ctx, 'warn', `DocSync could not let the other agents of the share take ${f.originalName}: ${inWords(e)}`, { detail: technical(e) }));
   }

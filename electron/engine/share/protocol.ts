@@ -59,6 +59,15 @@ interface Watched {
 const SHA = /^[0-9a-f]{64}$/;
 const SEGMENT = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,200}$/;
 
+/** Runs `fn` over `items`, at most `limit` at once. */
+async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
 function check(ok: boolean, message: string): void {
   if (!ok) throw new RangeError(message);
 }
@@ -365,18 +374,30 @@ class ShareProtocol implements ShareAgent {
   async poll(): Promise<ElsewhereNews> {
     const news: ElsewhereNews = { finished: [], takeovers: [], moved: [] };
     await this.#lookAtHeartbeats();
-    const triedBatches = new Set<string>();
-    for (const [sha, w] of [...this.#watched]) {
-      if (!this.#watched.has(sha)) continue; // taken along with a batch earlier in this loop
-      const batchHolder = w.cur?.batch === undefined ? undefined : this.#batchHolders.get(w.cur.batch);
-      const holderStale = w.cur !== null && (this.#isStale(w.cur.agent) || (batchHolder !== undefined && this.#isStale(batchHolder)));
-      const due = this.clock.now() - w.lastLookAt >= this.#lease;
-      if (!holderStale && !due) continue;
-      // Cheap look first: nothing new while the next generation does not exist.
-      if (w.cur && !holderStale && !(await this.files.exists(this.#p.claim(sha, w.cur.gen + 1)))) {
-        w.lastLookAt = this.clock.now();
-        continue;
-      }
+    const now = this.clock.now();
+    const toRead: string[] = [];
+    const toHead: string[] = [];
+    const batches = new Set<string>();
+    for (const [sha, w] of this.#watched) {
+      const batch = w.cur?.state === 'batched' ? w.cur.batch : undefined;
+      const batchHolder = batch === undefined ? undefined : this.#batchHolders.get(batch);
+      const stale = w.cur !== null && (this.#isStale(w.cur.agent) || (batchHolder !== undefined && this.#isStale(batchHolder)));
+      if (!stale && now - w.lastLookAt < this.#lease) continue;
+      // A batched content moves with its batch, which may have gone to an agent that died since: looked at too.
+      if (batch !== undefined) batches.add(batch);
+      (w.cur === null || stale ? toRead : toHead).push(sha);
+    }
+    for (const b of batches) news.takeovers.push(...(await this.#takeBatch(b)));
+    // The cheap look, several at once: nothing new while the next generation does not exist.
+    await eachLimited(toHead, 8, async (sha) => {
+      const w = this.#watched.get(sha);
+      if (!w?.cur) return;
+      if (await this.files.exists(this.#p.claim(sha, w.cur.gen + 1))) toRead.push(sha);
+      else w.lastLookAt = this.clock.now();
+    });
+    for (const sha of toRead) {
+      const w = this.#watched.get(sha);
+      if (!w) continue; // taken along with a batch above
       let cur: ClaimGen | null;
       try {
         cur = await this.#current(sha);
@@ -396,9 +417,8 @@ class ShareProtocol implements ShareAgent {
       } else if (cur.state === 'released' || (cur.state === 'claimed' && this.#isStale(cur.agent))) {
         const t = await this.#takeContent(sha, w, cur);
         if (t) news.takeovers.push(t);
-      } else if (cur.state === 'batched' && cur.batch !== undefined && !triedBatches.has(cur.batch)) {
-        // Looked at every lease even while the content's holder lives: the batch may have moved to an agent that died.
-        triedBatches.add(cur.batch);
+      } else if (cur.state === 'batched' && cur.batch !== undefined && !batches.has(cur.batch)) {
+        batches.add(cur.batch);
         news.takeovers.push(...(await this.#takeBatch(cur.batch)));
       }
     }

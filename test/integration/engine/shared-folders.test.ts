@@ -176,6 +176,10 @@ describe('two agents, one shared folder', () => {
       expect(a.store.share.fleet().map((x) => [x.folderId, x.name, x.self])).toEqual([[folder.id, a.name, true], [folder.id, a === alpha ? 'beta' : 'alpha', false]]);
     }
     await Promise.all([alpha.engine.idle(20_000), beta.engine.idle(20_000)]);
+    // Calls to the service's files for the share, both agents together, per file that arrived (43).
+    const calls = [[alpha, fa], [beta, fb]].flatMap(([a, f]) => Object.values((a as Agent).engine.shareCalls((f as { id: number }).id))).reduce((x, y) => x + y, 0);
+    console.log(`share calls: ${calls} for 43 files, ${(calls / 43).toFixed(1)} per file (two agents)`);
+    expect(calls).toBeGreaterThan(43);
   });
 
   it('an agent stopped mid-way (no finishing) has its claimed and batched files taken over within lease + heartbeat; no run starts twice', async () => {
@@ -187,10 +191,12 @@ describe('two agents, one shared folder', () => {
     await beta.engine.addFolder(folderSettings(inbox, { maxFiles: 4, quietMs: 1200, minQuietMs: 1200 }));
     const names = Array.from({ length: 24 }, (_, i) => `scan-${i + 1}.txt`);
     const contents = names.map((_, i) => invoice(100 + i));
-    for (const [i, n] of names.entries()) await writeFile(join(inbox, n), contents[i] as string);
-
-    // Stop alpha once a run of its batches is going and more files are claimed: without finishing anything.
+    // A first wave, until alpha has a run going; then a second wave, until alpha holds some of it
+    // claimed in its open batch (which waits 1.2 s for more files): then alpha stops, finishing nothing.
+    for (const [i, n] of names.slice(0, 12).entries()) await writeFile(join(inbox, n), contents[i] as string);
     await waitUntil(() => alpha.store.files.list().some((f) => f.state === 'running'), 'alpha has a run going', 30_000);
+    for (const [i, n] of names.slice(12).entries()) await writeFile(join(inbox, n), contents[12 + i] as string);
+    await waitUntil(() => names.slice(12).some((n) => rows(alpha, n).some((f) => f.state === 'queued')), 'alpha has claimed a file of the second wave', 30_000);
     const alphaOpen = (): FileRow[] => alpha.store.files.list().filter((f) => ['queued', 'uploading', 'uploaded', 'running'].includes(f.state));
     await alpha.engine.stop();
     alpha.stopped = true;
@@ -204,14 +210,36 @@ describe('two agents, one shared folder', () => {
     const left = new Set(leftOver.map((f) => f.originalName));
     await waitUntil(() => names.every((n) => rows(beta, n).some((f) => f.state === 'done') || rows(alpha, n).some((f) => f.state === 'done')), 'every file is done at one of the two', 60_000);
     for (const n of left) expect(rows(beta, n).map((f) => f.state)).toContain('done');
-    // When beta first took one over: within the lease plus one heartbeat of alpha's stop (plus the
-    // time of the takeover's own requests on a loaded machine, at most half a second).
+    // When beta first took one over: within the lease plus one heartbeat of alpha's stop, plus what
+    // the takeover itself takes (its requests to the service and storing it here, on a shared
+    // 2-core machine): allowed 1 s. Waiting a second lease would fail this.
     const takenAt = Math.min(...[...left].flatMap((n) => rows(beta, n).flatMap((f) => beta.store.files.history(f.id).filter((e) => e.fromState === 'elsewhere' && e.atMs >= stoppedAt).map((e) => e.atMs))));
-    expect(takenAt - stoppedAt).toBeLessThanOrEqual(LEASE_MS + HEARTBEAT_MS + 500);
+    console.log(`taken over ${takenAt - stoppedAt} ms after the stop (lease ${LEASE_MS} ms, heartbeat ${HEARTBEAT_MS} ms)`);
+    expect(takenAt - stoppedAt).toBeLessThanOrEqual(LEASE_MS + HEARTBEAT_MS + 1000);
     await expectOnceEach(contents.map(sha256));
     // Nothing of the taken-over files is left in the inbox's way: all are still there (keep is the default), none lost.
     expect((await readdir(inbox)).sort()).toEqual([...names].sort());
     await beta.engine.idle(20_000);
+  });
+
+  it('an agent restarted on its data home takes its own claims and batches back: each content still uploaded and run once', async () => {
+    const { inbox, share } = await setUp({ pageDelayMs: 100 });
+    const alpha = await agent('alpha', share);
+    const beta = await agent('beta', share);
+    await alpha.engine.addFolder(folderSettings(inbox, { maxFiles: 4 }));
+    await beta.engine.addFolder(folderSettings(inbox, { maxFiles: 4 }));
+    const names = Array.from({ length: 16 }, (_, i) => `page-${i + 1}.txt`);
+    const contents = names.map((_, i) => invoice(300 + i));
+    for (const [i, n] of names.entries()) await writeFile(join(inbox, n), contents[i] as string);
+    await waitUntil(() => alpha.store.files.list().some((f) => f.state === 'running' || f.state === 'uploaded'), 'alpha has a batch sent', 30_000);
+    await alpha.engine.stop();
+    // The same data home again (same store, same agent id), at once: well within its lease.
+    const again = new Engine({ store: alpha.store, client: alpha.client, home: join(root as string, 'home-alpha'), share, agentName: 'alpha', poll: { initialMs: 50, maxMs: 200, reviewMs: 200 }, retry: { initialMs: 50, maxMs: 500 } });
+    alpha.engine = again;
+    await again.start();
+    await waitUntil(() => names.every((n) => [alpha, beta].some((a) => rows(a, n).some((f) => f.state === 'done'))), 'every file is done at one of the two', 60_000);
+    await expectOnceEach(contents.map(sha256));
+    await waitUntil(() => names.every((n) => [alpha, beta].every((a) => rows(a, n).some((f) => FINAL.has(f.state)))), 'every file is settled at both', 20_000);
   });
 
   it('a folder without a share is not touched by shares: no claim, no fleet, files done as before', async () => {

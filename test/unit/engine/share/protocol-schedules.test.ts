@@ -18,6 +18,7 @@ const BASE = 'drive/shares/s';
 
 interface Outcome {
   violations: string[];
+  takeovers: World['takeovers'];
   events: string[];
   log: string[];
   steps: number;
@@ -60,7 +61,7 @@ async function schedule(seed: number): Promise<Outcome> {
   world.checkEnd();
   if (process.env.SHARE_DUMP) console.log([...world.runs.values()].map((r) => `${r.id} ${r.batch} [${[...r.files].map((f) => f.slice(0, 6))}] ${r.finishAt}`).join('\n'), world.log.join('\n'));
   if (process.env.SHARE_DUMP) for (const [k, v] of [...store.files].sort()) if (!k.includes('/agents/')) console.log(k, Buffer.from(v).toString());
-  return { violations: world.violations, events, log: world.log, steps: sched.steps };
+  return { violations: world.violations, takeovers: world.takeovers, events, log: world.log, steps: sched.steps };
 }
 
 describe('share protocol under seeded schedules', () => {
@@ -69,15 +70,20 @@ describe('share protocol under seeded schedules', () => {
 
   it(`${SCHEDULES} schedules: at most one agent acts on a content at a time, and every content ends`, async () => {
     let steps = 0;
+    const takeovers = { content: 0, batch: 0, dropped: 0 };
     for (let seed = FIRST; seed < FIRST + SCHEDULES; seed++) {
       const o = await schedule(seed);
       steps += o.steps;
+      for (const k of ['content', 'batch', 'dropped'] as const) takeovers[k] += o.takeovers[k];
       if (o.violations.length > 0) {
         const detail = [`seed ${seed} (rerun: SHARE_SEED=${seed} SHARE_SCHEDULES=1)`, ...o.events, 'violations:', ...o.violations.slice(0, 5), 'acts:', ...o.log.slice(-30)].join('\n  ');
         expect.fail(detail);
       }
     }
-    if (process.env.SHARE_STATS) console.log(`steps ${steps}`);
+    if (process.env.SHARE_STATS) console.log(`steps ${steps}, takeovers ${JSON.stringify(takeovers)}`);
+    // The schedules really test takeover: of contents alone and of whole batches.
     expect(steps).toBeGreaterThan(SCHEDULES * 50);
+    expect(takeovers.content).toBeGreaterThan(SCHEDULES / 5);
+    expect(takeovers.batch).toBeGreaterThan(SCHEDULES / 5);
   }, 300_000);
 });

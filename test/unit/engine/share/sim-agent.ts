@@ -84,6 +84,8 @@ export function startAgent(world: World, share: ShareAgent, actor: string, start
       const news = await share.poll();
       for (const f of news.finished) known.set(f.sha256, 'skipped');
       for (const t of news.takeovers) {
+        world.takeovers[t.kind]++;
+        if (t.kind === 'batch') world.takeovers.dropped += t.dropped.length;
         if (t.kind === 'content') {
           const c = world.contents.find((x) => x.sha === t.sha256);
           // It may be queued here still: lost to a takeover and taken back since.

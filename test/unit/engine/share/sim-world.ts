@@ -29,6 +29,8 @@ export class World {
   readonly uploads = new Map<string, Set<string>>();
   readonly inRuns = new Map<string, string[]>();
   readonly violations: string[] = [];
+  /** Takeovers the agents were handed, by kind: the schedules must exercise them. */
+  readonly takeovers = { content: 0, batch: 0, dropped: 0 };
   readonly log: string[] = [];
 
   constructor(readonly sched: Scheduler, readonly store: FakeStore, readonly base: string) {}

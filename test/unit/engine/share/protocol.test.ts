@@ -1,0 +1,135 @@
+/** Single-agent rules of the share protocol with a fake clock: self-fencing, damaged records, restarts, records written. */
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createShare, type ShareAgent } from '../../../../electron/engine/share/protocol.js';
+import { ShareRecordError } from '../../../../electron/engine/share/records.js';
+import { FakeStore, immediateShareFiles } from '../../../helpers/fake-share-files.js';
+
+const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
+const C = 'drive/coord/s';
+const LEASE = 1000;
+const HB = 200;
+
+function setup(store = new FakeStore(), id = 'agent-a') {
+  const c = { t: 0, now: () => c.t, wallNow: () => 1_700_000_000_000 + c.t };
+  const files = immediateShareFiles(store);
+  const share: ShareAgent = createShare(files, { name: 's', coordinationFolder: 'drive/coord/', leaseMs: LEASE, heartbeatMs: HB }, { id, name: `Agent ${id}`, host: 'host-1', pid: 7 }, c, { timers: false });
+  return { store, clock: c, files, share };
+}
+
+const rec = (name: string, shas: string[]) => ({
+  name, plan: '{}', serviceBatchId: null, servicePath: null, run: null,
+  files: shas.map((s, i) => ({ sha256: s, rel: `f${i}.pdf`, safeName: `f${i}.pdf`, size: 1, mtimeMs: 0, uploaded: false })),
+});
+
+describe('share protocol, one agent', () => {
+  it('re-reads without a heartbeat while its own is fresh; after a pause longer than lease minus a heartbeat it beats first', async () => {
+    const { clock, files, share } = setup();
+    await share.start();
+    const x = sha('x');
+    await share.claim(x, 'x.pdf', 1);
+    files.log.length = 0;
+    clock.t += LEASE - HB - 1;
+    expect(await share.stillMine(x)).toBe(true);
+    expect(files.log).toEqual([`exists ${C}/claims/${x}/2.json`]);
+    files.log.length = 0;
+    clock.t += 1; // now exactly lease - heartbeat since the last beat started
+    expect(await share.stillMine(x)).toBe(true);
+    expect(files.log).toEqual([`overwrite ${C}/agents/agent-a.json`, `exists ${C}/claims/${x}/2.json`]);
+  });
+
+  it('a woken agent whose batch moved on does not overwrite the new holder\'s record', async () => {
+    const { store, clock, share } = setup();
+    await share.start();
+    const x = sha('y');
+    await share.claim(x, 'y.pdf', 1);
+    await share.batched(rec('b1', [x]));
+    // Meanwhile another agent took the batch (its next generation) and rewrote the record.
+    store.set(`${C}/batches/b1/2.json`, Buffer.from(JSON.stringify({ agent: 'agent-b', name: 'B', gen: 2, at: 0 })));
+    store.set(`${C}/batches/b1.json`, Buffer.from(JSON.stringify({ ...rec('b1', [x]), run: 'run-of-b', agent: 'agent-b', gen: 2 })));
+    clock.t += 5 * LEASE;
+    await share.updateBatch({ ...rec('b1', [x]), run: 'late' });
+    expect(store.json(`${C}/batches/b1.json`)).toMatchObject({ run: 'run-of-b', agent: 'agent-b' });
+    expect(await share.stillMine(x)).toBe(false);
+    expect(await share.stillMineBatch('b1')).toBe(false);
+  });
+
+  it('a damaged claim record is a clear error for that file; a damaged heartbeat of another agent is ignored', async () => {
+    const { store, share } = setup();
+    await share.start();
+    const x = sha('damaged');
+    store.set(`${C}/claims/${x}/1.json`, Buffer.from('not json at all'));
+    await expect(share.claim(x, 'd.pdf', 1)).rejects.toBeInstanceOf(ShareRecordError);
+    await expect(share.claim(x, 'd.pdf', 1)).rejects.toThrow(`The share record ${C}/claims/${x}/1.json cannot be read: it is not JSON.`);
+    store.set(`${C}/agents/agent-z.json`, Buffer.from('{"agent": 3}'));
+    store.set(`${C}/agents/README.txt`, Buffer.from('left by a person'));
+    await share.poll();
+    expect(share.fleet().map((f) => f.id)).toEqual(['agent-a']);
+  });
+
+  it('after a restart (same agent id) it continues its seq and adopts its own claims', async () => {
+    const store = new FakeStore();
+    const first = setup(store).share;
+    await first.start();
+    await first.beat();
+    const x = sha('restart');
+    await first.claim(x, 'r.pdf', 1);
+    await first.batched(rec('rb', [x]));
+    const again = setup(store).share;
+    await again.start();
+    expect(store.json(`${C}/agents/agent-a.json`)).toMatchObject({ seq: 3, inFlight: 0, name: 'Agent agent-a', host: 'host-1', pid: 7 });
+    expect(await again.claim(x, 'r.pdf', 1)).toEqual({ kind: 'won', gen: 2 });
+    expect(await again.stillMine(x)).toBe(true);
+    expect(await again.stillMineBatch('rb')).toBe(true);
+  });
+
+  it('rejects what cannot name a service file, and batches of contents it never claimed', async () => {
+    const { share } = setup();
+    await share.start();
+    await expect(share.claim('ABC', 'a.pdf', 1)).rejects.toThrow(/is not a sha256/);
+    await expect(share.batched(rec('../up', []))).rejects.toThrow(/cannot name a service file/);
+    await expect(share.batched(rec('b', [sha('never')]))).rejects.toThrow(/f0\.pdf was not claimed before it was put in a batch/);
+    expect(() => createShare(immediateShareFiles(new FakeStore()), { name: 's', coordinationFolder: '', leaseMs: LEASE, heartbeatMs: HB }, { id: 'a', name: 'a', host: 'h' })).toThrow(/no coordination folder/);
+  });
+
+  it('the heartbeat says how many files it holds unfinished', async () => {
+    const { store, share } = setup();
+    await share.start();
+    const [x, y] = [sha('h1'), sha('h2')];
+    await share.claim(x, 'a.pdf', 1);
+    await share.claim(y, 'b.pdf', 1);
+    await share.finished(x, 'done', null);
+    await share.beat();
+    expect(store.json(`${C}/agents/agent-a.json`)).toMatchObject({ inFlight: 1, leaseMs: LEASE });
+    expect(share.fleet()[0]).toMatchObject({ self: true, inFlight: 1, stale: false, host: 'host-1' });
+  });
+});
+
+describe('share protocol, watching', () => {
+  it('a batch taken from a live agent by one that then died is taken over: the batch holder\'s liveness counts, not the content\'s', async () => {
+    const store = new FakeStore();
+    const a = setup(store, 'agent-a');
+    const c = setup(store, 'agent-c');
+    await a.share.start();
+    await c.share.start();
+    const x = sha('orphaned');
+    await a.share.claim(x, 'x.pdf', 1);
+    await a.share.batched(rec('ba', [x]));
+    expect(await c.share.claim(x, 'x.pdf', 1)).toEqual({ kind: 'held', holderId: 'agent-a', holderName: 'Agent agent-a' });
+    c.share.watch(x, 'x.pdf');
+    // agent-d took the batch while A looked stale, then died before taking its contents; A lives on.
+    store.set(`${C}/batches/ba/2.json`, Buffer.from(JSON.stringify({ agent: 'agent-d', name: 'D', gen: 2, at: 0 })));
+    store.set(`${C}/agents/agent-d.json`, Buffer.from(JSON.stringify({ agent: 'agent-d', name: 'D', host: 'h', pid: 1, seq: 4, inFlight: 1, leaseMs: LEASE, at: 0 })));
+    let news = await c.share.poll();
+    for (let step = 0; step < 12 && news.takeovers.length === 0; step++) {
+      a.clock.t += HB;
+      c.clock.t += HB;
+      await a.share.beat();
+      news = await c.share.poll();
+    }
+    expect(news.takeovers).toEqual([{ kind: 'batch', record: { ...rec('ba', [x]) }, dropped: [] }]);
+    expect(c.clock.t).toBeGreaterThanOrEqual(LEASE);
+    expect(await c.share.stillMine(x)).toBe(true);
+    expect(await a.share.stillMine(x)).toBe(false);
+  });
+});
