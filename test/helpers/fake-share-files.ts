@@ -20,8 +20,12 @@ interface Actor {
   crashed: boolean;
 }
 
-/** Lets every continuation of a resolved promise run (they are queued behind it as microtasks). */
-const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
+/**
+ * Lets every continuation of a resolved promise run (they are queued behind it as microtasks): Node
+ * runs a tick callback only once the microtask queue is empty. Were it ever too early, the next step
+ * would come between a check and its act: more interleavings, never fewer.
+ */
+const settle = (): Promise<void> => new Promise((r) => process.nextTick(r));
 
 export class Scheduler {
   now = 0;
@@ -30,6 +34,8 @@ export class Scheduler {
   readonly #actors = new Map<string, Actor>();
   readonly #events: { at: number; fire: () => void }[] = [];
   steps = 0;
+  /** When the last pause ends. */
+  pausesEndAt = 0;
 
   constructor(seed: number, private readonly maxStepMs: number) {
     this.random = seededRandom(seed);
@@ -47,6 +53,7 @@ export class Scheduler {
 
   /** From `at` on, the actor's operations wait until `at + ms` (SIGSTOP, a frozen VM). */
   pauseAt(actor: string, at: number, ms: number): void {
+    this.pausesEndAt = Math.max(this.pausesEndAt, at + ms);
     this.#events.push({ at, fire: () => (this.#actor(actor).pausedUntil = Math.max(this.#actor(actor).pausedUntil, at + ms)) });
   }
 

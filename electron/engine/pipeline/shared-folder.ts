@@ -116,8 +116,9 @@ export class SharedFolders implements ShareHooks {
     for (const f of rows) {
       const outcome = await m.share.claim(f.sha256 as string, relOf(m.folder.path, f.path), f.size);
       if (outcome.kind === 'held') this.elsewhere(m, f, outcome.holderName);
-      // Finished by this agent just before it stopped: its follower records the end here.
-      else if (outcome.kind === 'finished' && outcome.holderId !== m.share.agentId) {
+      // Finished by this agent just before it stopped: its follower records the end here, and moves the file.
+      else if (outcome.kind === 'finished' && outcome.holderId === m.share.agentId) this.finishedBefore.add(f.sha256 as string);
+      else if (outcome.kind === 'finished') {
         this.ctx.store.transaction(() => {
           if (f.batchId !== null) this.ctx.store.files.assign(f.id, { safeName: null, batchId: null, servicePath: null });
           setState(this.ctx, f.id, 'skipped', finishedElsewhere(outcome.holderName, outcome.outcome, outcome.reason));
@@ -166,6 +167,8 @@ export class SharedFolders implements ShareHooks {
     return shared;
   }
   private readonly sharedKnown = new Map<number, { updatedMs: number; shared: boolean }>();
+  /** Contents this agent finished on the share before a restart, not yet finished here (readopt). */
+  private readonly finishedBefore = new Set<string>();
 
   // ---- intake ------------------------------------------------------------------------------
 
@@ -298,14 +301,16 @@ export class SharedFolders implements ShareHooks {
   async mayFinish(f: FileRow, failure: string | null): Promise<boolean> {
     const m = this.member(f.folderId);
     if (!m || !f.sha256) return true;
+    // Finished on the share before a restart: nobody takes a finished content, so the move is this agent's.
+    const before = this.finishedBefore.delete(f.sha256);
     // Recorded before the file moves: after a crash in between every agent still skips the content.
-    await m.share.finished(f.sha256, failure ? 'failed' : 'done', failure);
+    if (!before) await m.share.finished(f.sha256, failure ? 'failed' : 'done', failure);
     // Files of the same content that waited for this one here are settled with it.
     const reason = failure ? finishedElsewhere(m.share.agentName, 'failed', failure) : `Already processed: same content as ${f.originalName}\n${f.path}`;
     this.ctx.store.transaction(() => {
       for (const id of this.ctx.store.share.waitingElsewhere(m.folder.id, f.sha256 as string)) if (id !== f.id) setState(this.ctx, id, 'skipped', reason);
     });
-    return m.share.stillMine(f.sha256);
+    return before || m.share.stillMine(f.sha256);
   }
 
   // ---- news from the share -------------------------------------------------------------------

@@ -211,11 +211,12 @@ describe('two agents, one shared folder', () => {
     await waitUntil(() => names.every((n) => rows(beta, n).some((f) => f.state === 'done') || rows(alpha, n).some((f) => f.state === 'done')), 'every file is done at one of the two', 60_000);
     for (const n of left) expect(rows(beta, n).map((f) => f.state)).toContain('done');
     // When beta first took one over: within the lease plus one heartbeat of alpha's stop, plus what
-    // the takeover itself takes (its requests to the service and storing it here, on a shared
-    // 2-core machine): allowed 1 s. Waiting a second lease would fail this.
+    // the takeover itself takes (its requests to the service and storing it here, on a shared 2-core
+    // machine, beside other test files): allowed 1.5 s (measured 2.2-2.9 s alone, 3.4 s under the
+    // whole engine suite). Waiting for a second lease (4.4 s and more) fails this.
     const takenAt = Math.min(...[...left].flatMap((n) => rows(beta, n).flatMap((f) => beta.store.files.history(f.id).filter((e) => e.fromState === 'elsewhere' && e.atMs >= stoppedAt).map((e) => e.atMs))));
     console.log(`taken over ${takenAt - stoppedAt} ms after the stop (lease ${LEASE_MS} ms, heartbeat ${HEARTBEAT_MS} ms)`);
-    expect(takenAt - stoppedAt).toBeLessThanOrEqual(LEASE_MS + HEARTBEAT_MS + 1000);
+    expect(takenAt - stoppedAt).toBeLessThanOrEqual(LEASE_MS + HEARTBEAT_MS + 1500);
     await expectOnceEach(contents.map(sha256));
     // Nothing of the taken-over files is left in the inbox's way: all are still there (keep is the default), none lost.
     expect((await readdir(inbox)).sort()).toEqual([...names].sort());

@@ -55,8 +55,8 @@ async function schedule(seed: number): Promise<Outcome> {
     startAgent(world, share, actor, startAt, HB);
   }
   const ended = await sched.run(() => world.allEnded() || world.violations.length > 0, 60_000);
-  // Then a while longer: a paused agent that wakes now must not act on what moved on.
-  await sched.run(() => world.violations.length > 0, sched.now + 2 * LEASE);
+  // Then until every pause is over and a while longer: an agent that wakes now must not act on what moved on.
+  await sched.run(() => world.violations.length > 0, Math.max(sched.now, sched.pausesEndAt) + 2 * LEASE);
   if (!ended && world.violations.length === 0) world.violations.push(`not everything ended within a minute of fake time`);
   world.checkEnd();
   if (process.env.SHARE_DUMP) console.log([...world.runs.values()].map((r) => `${r.id} ${r.batch} [${[...r.files].map((f) => f.slice(0, 6))}] ${r.finishAt}`).join('\n'), world.log.join('\n'));

@@ -133,3 +133,116 @@ describe('share protocol, watching', () => {
     expect(await a.share.stillMine(x)).toBe(false);
   });
 });
+
+describe('share protocol, overlapping polls', () => {
+  it('two polls at once look one after the other, and a takeover is reported once', async () => {
+    const store = new FakeStore();
+    const a = setup(store, 'agent-a');
+    const b = setup(store, 'agent-b');
+    await a.share.start();
+    await b.share.start();
+    const x = sha('twice');
+    await a.share.claim(x, 'x.pdf', 1);
+    await b.share.claim(x, 'x.pdf', 1);
+    b.share.watch(x, 'x.pdf');
+    await b.share.poll(); // first sight of A's seq
+    b.clock.t += LEASE;
+    await b.share.beat();
+    b.files.log.length = 0;
+    const [one, two] = await Promise.all([b.share.poll(), b.share.poll()]);
+    expect([...one.takeovers, ...two.takeovers]).toEqual([{ kind: 'content', sha256: x, rel: 'x.pdf' }]);
+    const lists = b.files.log.flatMap((l, i) => (l === `list ${C}/agents` ? [i] : []));
+    const take = b.files.log.indexOf(`create ${C}/claims/${x}/2.json`);
+    expect(lists).toHaveLength(2);
+    expect(lists[0]).toBeLessThan(take);
+    expect(lists[1]).toBeGreaterThan(take); // the second look began after the first had ended
+  });
+});
+
+describe('share protocol, a create that took effect but failed', () => {
+  it('finishing again after a failed attempt that did take effect still counts as this agent\'s', async () => {
+    const store = new FakeStore();
+    const { share, files } = setup(store);
+    await share.start();
+    const x = sha('flaky');
+    await share.claim(x, 'f.pdf', 1);
+    // The first attempt reaches the service, but its answer is lost and the client gives up.
+    const create = files.create.bind(files);
+    let failOnce = true;
+    files.create = async (path, data) => {
+      const r = await create(path, data);
+      if (failOnce && path.endsWith('/2.json')) {
+        failOnce = false;
+        throw new Error('socket hang up');
+      }
+      return r;
+    };
+    await expect(share.finished(x, 'done', null)).rejects.toThrow('socket hang up');
+    await share.finished(x, 'done', null);
+    expect(await share.stillMine(x)).toBe(true);
+    expect(store.json(`${C}/claims/${x}/progress.json`)).toMatchObject({ stage: 'done', agent: 'agent-a' });
+  });
+});
+
+describe('share protocol, the service failing in the middle of a takeover', () => {
+  it('a batch taken halfway is finished on the next poll, and nothing taken is lost', async () => {
+    const store = new FakeStore();
+    const a = setup(store, 'agent-a');
+    const b = setup(store, 'agent-b');
+    await a.share.start();
+    await b.share.start();
+    const xs = [sha('m1'), sha('m2'), sha('m3')];
+    for (const x of xs) await a.share.claim(x, `${x}.pdf`, 1);
+    await a.share.batched(rec('half', xs));
+    for (const x of xs) {
+      await b.share.claim(x, `${x}.pdf`, 1);
+      b.share.watch(x, `${x}.pdf`);
+    }
+    await b.share.poll(); // B first sees A's seq
+    b.clock.t += LEASE;
+    await b.share.beat();
+    // The service takes the second member's new generation but the answer is lost; then it fails a while.
+    const create = b.files.create.bind(b.files);
+    let failing = false;
+    b.files.create = async (path, data) => {
+      if (failing) throw new Error('service unavailable');
+      const r = await create(path, data);
+      if (path === `${C}/claims/${xs[1]}/3.json`) {
+        failing = true;
+        throw new Error('socket hang up');
+      }
+      return r;
+    };
+    const first = await b.share.poll();
+    expect(first.takeovers).toEqual([]);
+    b.files.create = create; // the service is back
+    const second = await b.share.poll();
+    expect(second.takeovers).toEqual([{ kind: 'batch', record: rec('half', xs), dropped: [] }]);
+    for (const x of xs) expect(await b.share.stillMine(x)).toBe(true);
+    expect(await a.share.stillMine(xs[0]!)).toBe(false);
+  });
+
+  it('a content taken alone whose answer was lost is adopted on the next poll', async () => {
+    const store = new FakeStore();
+    const a = setup(store, 'agent-a');
+    const b = setup(store, 'agent-b');
+    await a.share.start();
+    await b.share.start();
+    const x = sha('lost-answer');
+    await a.share.claim(x, 'x.pdf', 1);
+    await b.share.claim(x, 'x.pdf', 1);
+    b.share.watch(x, 'x.pdf');
+    await b.share.poll();
+    b.clock.t += LEASE;
+    await b.share.beat();
+    const create = b.files.create.bind(b.files);
+    b.files.create = async (path, data) => {
+      const r = await create(path, data);
+      throw new Error(`socket hang up (${r})`);
+    };
+    expect((await b.share.poll()).takeovers).toEqual([]);
+    b.files.create = create;
+    expect((await b.share.poll()).takeovers).toEqual([{ kind: 'content', sha256: x, rel: 'x.pdf' }]);
+    expect(await b.share.stillMine(x)).toBe(true);
+  });
+});
