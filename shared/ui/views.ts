@@ -28,6 +28,8 @@ export interface FileView {
   reviewSinceMs: number | null;
   /** Queued in a batch still open for more files: when it closes (ms since the epoch), else null. */
   batchClosesMs: number | null;
+  /** In a shared folder, the name of the other agent handling it (state `elsewhere`), else null. */
+  handledBy: string | null;
 }
 
 export interface FileHistoryEntry {
@@ -71,6 +73,25 @@ export interface FolderView {
   unreadableFolders: string[];
   /** Its deployment or app was set while the service could not be asked: not checked yet. */
   targetUnchecked: boolean;
+  /** A shared folder's agents (this one included), as this agent last saw their heartbeats; null when the folder is not shared. */
+  fleet: FleetAgentView[] | null;
+}
+
+/** One DocSync agent of a shared folder (issue 15), as this agent sees it. */
+export interface FleetAgentView {
+  /** Stable per data home (for keys; people see `name`). */
+  id: string;
+  /** Its --agent-name, else its host name. */
+  name: string;
+  host: string;
+  /** When its heartbeat last changed, on this agent's clock (ms since the epoch); null: not seen change yet. */
+  lastHeartbeatMs: number | null;
+  /** Files it holds and has not finished. */
+  inFlight: number;
+  /** The agent this UI belongs to ("this computer"). */
+  self: boolean;
+  /** No sign of life for longer than the lease: its files are being taken over. */
+  stale: boolean;
 }
 
 export interface RunView {

@@ -1,7 +1,8 @@
 // Set-up shared by the specs that drive the UI in Chromium through a real `docsync serve`: start it
 // in a fresh data home, open its printed address, move between screens, drop files on the window and
 // keep screenshots of a screen in both colour schemes.
-import type { Browser, Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, type Browser, type Page } from '@playwright/test';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,17 +21,20 @@ export interface ServedUi {
   /** What serve printed, and the page's errors: a spec checks it holds no "page error". */
   log: string;
   stop(): void;
+  /** SIGKILL: gone at once, as a computer that dies. */
+  kill(): void;
 }
 
 /**
  * `docsync serve` on a free port with its data in `root`. No service is configured, so it starts
- * its own built-in sandbox and is signed in to it.
+ * its own built-in sandbox and is signed in to it; unless `env` names one (DOCSYNC_URL and
+ * DOCSYNC_TOKEN). `args` go to serve (`--agent-name NAME`).
  */
-export async function serveUi(root: string): Promise<ServedUi> {
-  const proc: ChildProcessWithoutNullStreams = spawn(process.execPath, [MAIN, 'serve', '--port', '0'], {
-    env: { PATH: process.env.PATH ?? '', HOME: join(root, 'user'), DOCSYNC_HOME: join(root, 'home'), LANG: 'C.UTF-8' },
+export async function serveUi(root: string, o: { env?: Record<string, string>; args?: string[] } = {}): Promise<ServedUi> {
+  const proc: ChildProcessWithoutNullStreams = spawn(process.execPath, [MAIN, 'serve', '--port', '0', ...(o.args ?? [])], {
+    env: { PATH: process.env.PATH ?? '', HOME: join(root, 'user'), DOCSYNC_HOME: join(root, 'home'), LANG: 'C.UTF-8', ...o.env },
   });
-  const served: ServedUi = { url: '', log: '', stop: () => proc.kill('SIGTERM') };
+  const served: ServedUi = { url: '', log: '', stop: () => proc.kill('SIGTERM'), kill: () => proc.kill('SIGKILL') };
   proc.stderr.on('data', (d: Buffer) => (served.log += d.toString()));
   served.url = await new Promise<string>((ok, fail) => {
     const rl = createInterface({ input: proc.stdout });
@@ -97,6 +101,36 @@ export async function fillQuickFolder(page: Page, folder: string): Promise<void>
   await page.getByLabel('Wait after the last file (seconds)').fill('0.3');
   await page.getByLabel('Longest wait (seconds)').fill('0.3');
   await page.getByLabel('Stable after (seconds)').fill('0.2');
+}
+
+/** Opens the folder form's share section and fills it (lease and heartbeat in seconds). */
+export async function fillShare(page: Page, o: { name: string; leaseS?: number; heartbeatS?: number }): Promise<void> {
+  await page.getByLabel("Share this folder's files with other DocSync agents watching it").check();
+  await page.getByLabel('Share name').fill(o.name);
+  if (o.leaseS !== undefined) await page.getByLabel("Take over another agent's files after (seconds) without a sign of life").fill(String(o.leaseS));
+  if (o.heartbeatS !== undefined) await page.getByLabel('Give a sign of life every (seconds)').fill(String(o.heartbeatS));
+}
+
+/** Moderate axe rules that fail the check too: the ones issue 12 lists. */
+const ALSO_FAILING = new Set(['region', 'heading-order']);
+
+/**
+ * axe-core on the page as it is, in the light and the dark scheme; a soft failure on serious or
+ * critical violations (and ALSO_FAILING), listing each with its rule, elements and summary.
+ */
+export async function expectAccessible(page: Page, what: string): Promise<void> {
+  const found: string[] = [];
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    // label-content-name-mismatch is experimental in axe (off unless asked): issue 12 asks for it.
+    const { violations } = await new AxeBuilder({ page }).options({ rules: { 'label-content-name-mismatch': { enabled: true } } }).analyze();
+    for (const v of violations) {
+      if (v.impact !== 'serious' && v.impact !== 'critical' && !ALSO_FAILING.has(v.id)) continue;
+      for (const n of v.nodes) found.push(`${colorScheme}: ${v.id} (${v.impact}) ${n.target.join(' ')}\n    ${(n.failureSummary ?? v.help).replace(/\n/g, '\n    ')}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  expect.soft(found, `axe-core on ${what}:\n${found.join('\n')}`).toEqual([]);
 }
 
 /** test-results/screens/<name>.png and <name>-dark.png; the page is left in the light scheme. */

@@ -18,6 +18,7 @@ import { isServiceError, ServiceClient } from '../service/index.js';
 import { probeClient } from '../service/probe.js';
 import { openStore, STORE_FILE, type Store } from '../store/index.js';
 import { stateCounter } from '../store/state-counts.js';
+import { watchFleets } from './fleet-watch.js';
 import { createHandlers } from './handlers.js';
 import type { HostHooks, SandboxHandle } from './host-hooks.js';
 import { fileView, runView } from './views.js';
@@ -34,6 +35,8 @@ interface Session {
   timer?: NodeJS.Timeout;
   transfers: Map<number, Transfer>;
   progressTimer?: NodeJS.Timeout;
+  /** Stops the look at shared folders' fleets (fleet-watch.ts). */
+  stopFleetWatch?: () => void;
 }
 
 /** Probe periods: a quiet check while online, a quicker one while the service cannot be reached. */
@@ -184,6 +187,7 @@ export class AppCore {
     this.#session = null;
     clearTimeout(s.timer);
     clearTimeout(s.progressTimer);
+    s.stopFleetWatch?.();
     await s.engine.stop();
     s.client.close();
     s.probe.close();
@@ -291,9 +295,15 @@ export class AppCore {
         this.notice('error', `${named} on ${target} failed${run.msg ? `: ${run.msg.split('\n')[0]}` : ''}. ${what} from Activity.`, { topic, detail: run.msg });
       }
     });
-    engine.on('folders', () => {
+    const sendFolders = (): void => {
       if (live()) void this.handlers['folders.list']({}).then((list) => this.events.emit('folders', list));
-    });
+    };
+    engine.on('folders', sendFolders);
+    // Other agents' heartbeats change a shared folder's fleet while no file moves.
+    s.stopFleetWatch = watchFleets({
+      sharedFolders: () => this.store.folders.list().filter((f) => f.settings.share != null).map((f) => f.id),
+      fleet: (id) => engine.fleet(id),
+    }, sendFolders);
     engine.on('log', ({ level, msg, detail, topic }) => {
       if (!live() || level === 'info') return;
       this.notice(level, msg, { detail, topic });

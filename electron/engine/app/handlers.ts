@@ -44,7 +44,7 @@ export function createHandlers(core: AppCore): Handlers {
       core.store.folders.list().map(async (row) => {
         const st = await stat(row.path).catch(() => null);
         const problem = !st ? `${row.path} does not exist (or cannot be read)` : !st.isDirectory() ? `${row.path} is not a folder` : null;
-        return folderView(row, stats, core.store, problem, core.engine?.targetUnchecked(row.id) ?? false);
+        return folderView(row, stats, core.store, problem, core.engine?.targetUnchecked(row.id) ?? false, core.engine?.fleet(row.id) ?? []);
       }),
     );
   };

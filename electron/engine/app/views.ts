@@ -2,8 +2,9 @@
 import { zeroCounts } from '../../../shared/file-states.js';
 import { validateFolderSettings } from '../../../shared/hot-folder.js';
 import type {
-  DocumentView, FieldView, FileView, FolderView, PageLayoutView, ResultFileView, RunView, SearchHitView, SourceBox,
+  DocumentView, FieldView, FileView, FleetAgentView, FolderView, PageLayoutView, ResultFileView, RunView, SearchHitView, SourceBox,
 } from '../../../shared/ui/views.js';
+import type { FleetAgent } from '../share/api.js';
 import type { OriginalOnDisk } from './original-type.js';
 import type { QueueRow, RunListRow } from '../store/browse.js';
 import type { DocumentRow, FieldRow, FileRow, FolderRow, ResultFileRow, RunRow, SearchHit, Store } from '../store/index.js';
@@ -12,6 +13,8 @@ import type { DocumentRow, FieldRow, FileRow, FolderRow, ResultFileRow, RunRow, 
 export const queueView = (r: QueueRow, batchClosesMs: number | null = null): FileView => ({
   id: r.id, folderId: r.folderId, path: r.path, name: r.originalName, size: r.size, state: r.state, error: r.error, batchId: r.batchId,
   runId: r.runId, updatedMs: r.updatedMs, reviewWaiting: r.reviewWaiting, reviewSinceMs: r.reviewSinceMs, batchClosesMs,
+  // Only a file another agent handles names one: a name left from before a takeover would mislead.
+  handledBy: r.state === 'elsewhere' ? (r.handledBy ?? null) : null,
 });
 
 export function fileView(store: Store, f: FileRow, batchClosesMs: number | null = null): FileView {
@@ -20,7 +23,18 @@ export function fileView(store: Store, f: FileRow, batchClosesMs: number | null 
   return queueView({ ...f, runId: run?.id ?? null, reviewWaiting, reviewSinceMs: reviewWaiting ? (run?.reviewSinceMs ?? null) : null }, batchClosesMs);
 }
 
-export function folderView(row: FolderRow, stats: ReturnType<Store['browse']['folderStats']>, store: Store, problem: string | null, targetUnchecked = false): FolderView {
+/** An agent of a share as the UI gets it: the listed fields only, whatever else the protocol's record holds. */
+export const fleetAgentView = (a: FleetAgent): FleetAgentView => ({
+  id: a.id, name: a.name, host: a.host, lastHeartbeatMs: a.lastHeartbeatMs, inFlight: a.inFlight, self: a.self, stale: a.stale,
+});
+
+/**
+ * `fleet`: the engine's view of the folder's share (Engine.fleet); empty or absent while it has
+ * none yet (signed out, not started). Null in the view exactly when the folder is not shared.
+ */
+export function folderView(
+  row: FolderRow, stats: ReturnType<Store['browse']['folderStats']>, store: Store, problem: string | null, targetUnchecked = false, fleet: readonly FleetAgent[] = [],
+): FolderView {
   const v = validateFolderSettings(row.settings);
   const st = stats.get(row.id);
   if (!v.ok) problem = `stored settings are invalid: ${v.errors.join('; ')}`;
@@ -28,7 +42,9 @@ export function folderView(row: FolderRow, stats: ReturnType<Store['browse']['fo
     id: row.id, path: row.path, enabled: row.enabled, problem, unreadableFolders: store.folders.unreadable(row.id), targetUnchecked,
     // Invalid stored settings still show (with the problem) so the folder can be fixed or removed.
     settings: v.ok ? v.settings : (row.settings as unknown as FolderView['settings']),
-    counts: st?.counts ?? zeroCounts(), lastActivityMs: st?.lastActivityMs ?? null,
+    counts: st ? { ...st.counts } : zeroCounts(), lastActivityMs: st?.lastActivityMs ?? null,
+    // This agent first, then by name: the list does not jump as heartbeats come in.
+    fleet: v.ok && v.settings.share ? [...fleet].sort((a, b) => Number(b.self) - Number(a.self) || a.name.localeCompare(b.name) || a.id.localeCompare(b.id)).map(fleetAgentView) : null,
   };
 }
 

@@ -94,6 +94,8 @@ export function browseQueries(db: Db) {
   const changes = db.prepare<[], { n: number }>('SELECT total_changes() AS n');
   const totals = new Map<string, number>();
   let totalsAt = '';
+  let stats: Map<number, { counts: Record<FileState, number>; lastActivityMs: number | null }> | undefined;
+  let statsAt = '';
 
   return {
     /** One window of the queue, newest first, and how many rows match in all. */
@@ -130,7 +132,11 @@ export function browseQueries(db: Db) {
       };
     },
     /** Per folder: files in each state and the last time one changed. */
-    folderStats(): Map<number, { counts: Record<FileState, number>; lastActivityMs: number | null }> {
+    folderStats(): ReadonlyMap<number, { counts: Record<FileState, number>; lastActivityMs: number | null }> {
+      // A count over every file (30-45 ms with 100,000): kept until the database changes, as the
+      // queue's totals are, since the folders are re-sent with each change of a shared folder's fleet.
+      const at = `${changes.get()!.n}:${db.pragma('data_version', { simple: true }) as number}`;
+      if (stats && at === statsAt) return stats;
       const out = new Map<number, { counts: Record<FileState, number>; lastActivityMs: number | null }>();
       for (const r of folderStats.all()) {
         const cur = out.get(r.folder_id) ?? { counts: zeroCounts(), lastActivityMs: null };
@@ -138,6 +144,8 @@ export function browseQueries(db: Db) {
         cur.lastActivityMs = Math.max(cur.lastActivityMs ?? 0, r.last);
         out.set(r.folder_id, cur);
       }
+      stats = out;
+      statsAt = at;
       return out;
     },
     runs(offset: number, limit: number): { total: number; rows: RunListRow[] } {

@@ -3,7 +3,7 @@
  * pattern per line, JSON for custom keys), converted to the engine's ms and bytes, and the engine's
  * validation messages mapped back onto the form's fields. Pure.
  */
-import { FOLDER_DEFAULTS, LIMITS, type HotFolderSettings } from '../../../shared/hot-folder.js';
+import { FOLDER_DEFAULTS, LIMITS, SHARE_DEFAULTS, type HotFolderSettings } from '../../../shared/hot-folder.js';
 import { draftOf, targetOf, type TargetDraft } from './target.js';
 
 export interface PasswordRow {
@@ -41,6 +41,16 @@ export interface FolderForm {
   /** Empty: no result files written. */
   outputDir: string;
   reprocessDuplicates: boolean;
+  /** Worked on together with other DocSync agents (issue 15). The share's fields below are kept while it is off, but not sent. */
+  shared: boolean;
+  /** Set the same on every agent. */
+  shareName: string;
+  /** A folder on the service; empty: the default in the workspace. */
+  coordinationFolder: string;
+  /** Without a sign of life for this long, another agent's files are taken over. */
+  leaseSeconds: string;
+  /** How often this agent gives a sign of life. */
+  heartbeatSeconds: string;
 }
 
 export type FormField = keyof FolderForm | 'form';
@@ -79,17 +89,19 @@ export function formOf(s: HotFolderSettings | null, path = ''): FolderForm {
     postProcessPdf: d.run.postProcessPdf,
     outputDir: d.outputDir ?? '',
     reprocessDuplicates: d.reprocessDuplicates,
+    shared: d.share !== null,
+    shareName: d.share?.name ?? '',
+    coordinationFolder: d.share?.coordinationFolder ?? SHARE_DEFAULTS.coordinationFolder,
+    leaseSeconds: show((d.share?.leaseMs ?? SHARE_DEFAULTS.leaseMs) / 1000),
+    heartbeatSeconds: show((d.share?.heartbeatMs ?? SHARE_DEFAULTS.heartbeatMs) / 1000),
   };
 }
 
-/**
- * The settings the engine takes (its validator fills in nothing the form leaves out: every field is
- * sent), plus the problems only the form can see: numbers that are not numbers or out of range in the
- * form's units, JSON that does not parse, a password without a title.
- */
-export function settingsOf(f: FolderForm): { settings: Record<string, unknown>; errors: FieldError[] } {
-  const errors: FieldError[] = [];
-  const num = (field: FormField, label: string, raw: string, scale: number, lim: { min: number; max: number }, unit: string): number => {
+type NumberOf = (field: FormField, label: string, raw: string, scale: number, lim: { min: number; max: number }, unit: string) => number;
+
+/** Reads a number typed in the form's unit (seconds, MB...) as the engine's (ms, bytes); a problem goes into `errors`. */
+function numberIn(errors: FieldError[]): NumberOf {
+  return (field, label, raw, scale, lim, unit) => {
     const t = raw.trim();
     const n = t === '' ? NaN : Number(t);
     if (!Number.isFinite(n)) {
@@ -103,6 +115,16 @@ export function settingsOf(f: FolderForm): { settings: Record<string, unknown>; 
     }
     return v;
   };
+}
+
+/**
+ * The settings the engine takes (its validator fills in nothing the form leaves out: every field is
+ * sent), plus the problems only the form can see: numbers that are not numbers or out of range in the
+ * form's units, JSON that does not parse, a password without a title.
+ */
+export function settingsOf(f: FolderForm): { settings: Record<string, unknown>; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const num = numberIn(errors);
   const lines = (s: string): string[] => s.split('\n').map((x) => x.trim()).filter(Boolean);
   const dir = (s: string): string | null => (s.trim() === '' ? null : s.trim());
 
@@ -155,6 +177,7 @@ export function settingsOf(f: FolderForm): { settings: Record<string, unknown>; 
     },
     outputDir: dir(f.outputDir),
     reprocessDuplicates: f.reprocessDuplicates,
+    share: f.shared ? shareOf(f, num, errors) : null,
   };
   const b = settings.batching as { minQuietMs: number; quietMs: number };
   if (!errors.some((e) => e.field === 'minQuietSeconds' || e.field === 'quietSeconds') && b.minQuietMs > b.quietMs) {
@@ -163,6 +186,21 @@ export function settingsOf(f: FolderForm): { settings: Record<string, unknown>; 
   if (!f.path.trim()) errors.push({ field: 'path', msg: 'Give the folder to watch' });
   if (f.afterSuccess === 'archive' && !f.archiveDir.trim()) errors.push({ field: 'archiveDir', msg: 'Give the folder processed files are moved to' });
   return { settings, errors };
+}
+
+/** The share's settings, and the problems only the form sees, in its words. */
+function shareOf(f: FolderForm, num: NumberOf, errors: FieldError[]): Record<string, unknown> {
+  const name = f.shareName.trim();
+  if (name === '') errors.push({ field: 'shareName', msg: 'Give the share a name, the same on every agent that shares this folder' });
+  else if (!/^[A-Za-z0-9._-]{1,100}$/.test(name)) errors.push({ field: 'shareName', msg: 'The share name may hold only letters, digits, “.”, “_” and “-” (up to 100)' });
+  const leaseMs = num('leaseSeconds', 'Take over after', f.leaseSeconds, 1000, LIMITS.leaseMs, 'seconds');
+  const heartbeatMs = num('heartbeatSeconds', 'Sign of life every', f.heartbeatSeconds, 1000, LIMITS.heartbeatMs, 'seconds');
+  const bad = (field: FormField): boolean => errors.some((e) => e.field === field);
+  // Two signs of life must fit in the wait, or a live agent would look stopped between them.
+  if (!bad('leaseSeconds') && !bad('heartbeatSeconds') && heartbeatMs * 2 > leaseMs) {
+    errors.push({ field: 'heartbeatSeconds', msg: 'A sign of life must come at least twice within the wait before files are taken over' });
+  }
+  return { name, coordinationFolder: f.coordinationFolder.trim().replace(/\/+$/, ''), leaseMs, heartbeatMs };
 }
 
 /** Which form field an engine message is about, by the setting it names first. */
@@ -186,6 +224,10 @@ const FIELD_OF: [RegExp, FormField][] = [
   [/^run\.postProcessPdf\b/, 'postProcessPdf'],
   [/^outputDir\b/, 'outputDir'],
   [/^reprocessDuplicates\b/, 'reprocessDuplicates'],
+  [/^share\.coordinationFolder\b/, 'coordinationFolder'],
+  [/^share\.leaseMs\b/, 'leaseSeconds'],
+  [/^share\.heartbeatMs\b/, 'heartbeatSeconds'],
+  [/^(?:unknown setting "?)?share\b/, 'shareName'],
 ];
 
 /**

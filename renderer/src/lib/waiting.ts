@@ -14,7 +14,11 @@ export interface WaitContext {
 const SENDING = ['discovered', 'stable', 'queued', 'uploading'];
 
 /** Null when the file is not waiting (moving, finished) or there is nothing to say. */
-export function waitingText(f: Pick<FileView, 'state' | 'batchId' | 'reviewWaiting' | 'reviewSinceMs' | 'batchClosesMs' | 'updatedMs'>, c: WaitContext): string | null {
+export function waitingText(
+  f: Pick<FileView, 'state' | 'batchId' | 'reviewWaiting' | 'reviewSinceMs' | 'batchClosesMs' | 'updatedMs'> & Partial<Pick<FileView, 'handledBy'>>, c: WaitContext,
+): string | null {
+  // Shared folders: another agent works on it, whatever this one's pause or connection.
+  if (f.state === 'elsewhere') return f.handledBy ? `With another agent: ${f.handledBy}` : 'With another agent';
   // From when the run was first seen waiting; the file's own time (its run's start) only if that is unknown.
   if (f.state === 'running') return f.reviewWaiting ? `waiting for review (${since(f.reviewSinceMs ?? f.updatedMs, c.nowMs)})` : null;
   if (!SENDING.includes(f.state)) return null;

@@ -99,4 +99,62 @@ describe('folder form', () => {
     // The same run options built in another key order are no change.
     expect(serviceSettingsChanged(full, { ...same, run: Object.fromEntries(Object.entries(run).reverse()) })).toBe(false);
   });
+
+  describe('sharing with other DocSync agents', () => {
+    const shared: HotFolderSettings = { ...full, share: { name: 'north-scans', coordinationFolder: 'svc-drive/shared/docsync', leaseMs: 45_000, heartbeatMs: 1500 } };
+
+    it('round-trips a share through the form (seconds) and the engine validator', () => {
+      const form = formOf(shared);
+      expect(form).toMatchObject({ shared: true, shareName: 'north-scans', coordinationFolder: 'svc-drive/shared/docsync', leaseSeconds: '45', heartbeatSeconds: '1.5' });
+      const { settings, errors } = settingsOf(form);
+      expect(errors).toEqual([]);
+      expect(validateFolderSettings(settings)).toEqual({ ok: true, settings: shared });
+    });
+
+    it('a folder not shared offers the defaults, and sends no share until it is turned on', () => {
+      const form = formOf(full);
+      expect(form).toMatchObject({ shared: false, shareName: '', coordinationFolder: '', leaseSeconds: '60', heartbeatSeconds: '5' });
+      expect(settingsOf(form).settings.share).toBeNull();
+      // Turned on with only a name: the default coordination folder (empty), lease and heartbeat.
+      Object.assign(form, { shared: true, shareName: 'north' });
+      const v = validateFolderSettings(settingsOf(form).settings);
+      expect(v.ok && v.settings.share).toEqual({ name: 'north', coordinationFolder: '', leaseMs: 60_000, heartbeatMs: 5000 });
+      // Turned off again: the typed values stay in the form, the folder is not shared.
+      form.shared = false;
+      expect(settingsOf(form).settings.share).toBeNull();
+      expect(form.shareName).toBe('north');
+    });
+
+    it('a share turned off in the form is no longer shared after the save', () => {
+      const form = Object.assign(formOf(shared), { shared: false });
+      const v = validateFolderSettings(settingsOf(form).settings);
+      expect(v.ok && v.settings.share).toBeNull();
+    });
+
+    it('reports what only the form sees on the share\'s fields, in its words', () => {
+      const form = Object.assign(formOf(shared), { shareName: ' ', leaseSeconds: 'a minute', heartbeatSeconds: '0.1' });
+      expect(settingsOf(form).errors.map((e) => `${e.field}: ${e.msg}`)).toEqual([
+        'shareName: Give the share a name, the same on every agent that shares this folder',
+        'leaseSeconds: Take over after must be a number of seconds',
+        'heartbeatSeconds: Sign of life every must be between 0.2 and 3600 seconds',
+      ]);
+      const names = Object.assign(formOf(shared), { shareName: 'north scans', leaseSeconds: '4', heartbeatSeconds: '3' });
+      expect(settingsOf(names).errors.map((e) => `${e.field}: ${e.msg}`)).toEqual([
+        'shareName: The share name may hold only letters, digits, “.”, “_” and “-” (up to 100)',
+        'heartbeatSeconds: A sign of life must come at least twice within the wait before files are taken over',
+      ]);
+      // A folder that is not shared is not held back by its unused share fields.
+      expect(settingsOf(Object.assign(names, { shared: false })).errors).toEqual([]);
+    });
+
+    it('puts the engine\'s share problems on the share\'s fields', () => {
+      const sent = settingsOf(formOf(shared)).settings;
+      const v = validateFolderSettings({ ...sent, share: { name: 'a b', coordinationFolder: '/local/dir', leaseMs: 500, heartbeatMs: 100 } });
+      const line = v.ok ? '' : v.errors.join('; ');
+      expect(engineErrors(line).map((e) => e.field)).toEqual(['shareName', 'coordinationFolder', 'leaseSeconds', 'heartbeatSeconds']);
+      const half = validateFolderSettings({ ...sent, share: { name: 'n', leaseMs: 4000, heartbeatMs: 3000 } });
+      expect(engineErrors(half.ok ? '' : half.errors.join('; '))).toEqual([{ field: 'heartbeatSeconds', msg: 'share.heartbeatMs must be at most half of share.leaseMs (3000 > 4000 / 2)' }]);
+      expect(engineErrors('unknown setting "share.colour" (known: name, coordinationFolder, leaseMs, heartbeatMs)').map((e) => e.field)).toEqual(['shareName']);
+    });
+  });
 });

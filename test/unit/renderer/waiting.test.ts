@@ -25,6 +25,13 @@ describe('waitingText', () => {
     expect(waitingText({ ...file, state: 'stable' }, online)).toBe('checking the file is complete');
   });
 
+  it('names the agent that handles a file of a shared folder, paused or offline here', () => {
+    expect(waitingText({ ...file, state: 'elsewhere', handledBy: 'scan-2' }, online)).toBe('With another agent: scan-2');
+    expect(waitingText({ ...file, state: 'elsewhere', handledBy: 'scan-2' }, { ...online, paused: true })).toBe('With another agent: scan-2');
+    // Its name not known yet (a row from before the first look at the claim).
+    expect(waitingText({ ...file, state: 'elsewhere', handledBy: null }, online)).toBe('With another agent');
+  });
+
   it('says a running file waits for review; moving and finished files need no words', () => {
     // Counted from when the run was first seen waiting for review, not from the run's start (updatedMs).
     expect(waitingText({ ...file, state: 'running', reviewWaiting: true, reviewSinceMs: NOW - 7_000 }, online)).toBe('waiting for review (for 7 s)');

@@ -61,6 +61,19 @@ describe('folders, runs, uploads', () => {
     expect(stats.get(b.id)).toBeUndefined();
   });
 
+  it('per-folder counts are counted again once a file changes, here or in another connection, and only then', () => {
+    const a = s.folders.add({ path: '/a' });
+    const f = file('/a/1.pdf', a.id, 'queued');
+    const first = s.browse.folderStats();
+    expect(s.browse.folderStats()).toBe(first);
+    s.files.transition(f.id, 'done');
+    expect(s.browse.folderStats().get(a.id)?.counts).toMatchObject({ done: 1, queued: 0 });
+    // Another process's write (the CLI beside a running serve) is seen too.
+    const other = t.open();
+    other.files.add({ folderId: a.id, path: '/a/2.pdf', size: 1, mtimeMs: 1, originalName: '2.pdf' });
+    expect(s.browse.folderStats().get(a.id)?.counts).toMatchObject({ done: 1, discovered: 1 });
+  });
+
   it('runs newest first with their batch file count and folder', () => {
     const a = s.folders.add({ path: '/a' });
     const b = s.runs.addBatch({ folderId: a.id, name: 'b' });

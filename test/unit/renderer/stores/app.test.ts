@@ -195,7 +195,7 @@ describe('notices', () => {
     app.notify('error', 'Run r on d: 0 of 2 done, 2 failed.', Date.now(), { topic: 'files:901,902', detail: 'why' });
     app.notify('error', 'something else');
     const file = (id: number, state: 'done' | 'failed') => ({
-      id, folderId: null, path: `/x/${id}.pdf`, name: `${id}.pdf`, size: 1, state, error: null, batchId: null, runId: null, updatedMs: 1, reviewWaiting: false, reviewSinceMs: null, batchClosesMs: null,
+      id, folderId: null, path: `/x/${id}.pdf`, name: `${id}.pdf`, size: 1, state, error: null, batchId: null, runId: null, updatedMs: 1, reviewWaiting: false, reviewSinceMs: null, batchClosesMs: null, handledBy: null,
     });
     env.core.events.emit('file', file(901, 'done'));
     await waitUntil(() => app.notices[0]?.topic === 'files:902', 'the first file is done');
