@@ -91,6 +91,8 @@ describe('group commit', () => {
     await expect(missing).rejects.toThrow(/no file with id 999999/);
     expect((await ok).state).toBe('uploading');
     expect(committedState(a)).toBe('uploading');
+    // The group ran once whole, was rolled back, and ran again write by write: a's change is stored once.
+    expect(committedEvents(a)).toBe(2);
     expect(committedState(b)).toBe('queued');
     expect(committedEvents(b)).toBe(1);
     // Only the stored change was announced.
