@@ -173,6 +173,7 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
   const filesOfLocal = db.prepare<[number], RawResultFile>('SELECT id, run_id, file_id, original_file_name, input_file_path FROM result_files WHERE file_id = ? ORDER BY id');
   const docsOf = db.prepare<[number], RawDoc>('SELECT * FROM documents WHERE result_file_id = ? ORDER BY idx');
   const fieldsOf = db.prepare<[number], RawField>('SELECT * FROM fields WHERE document_id = ? ORDER BY idx');
+  const otherCases = db.prepare<[number, number]>('DELETE FROM case_fields WHERE run_id = ? AND page_id <> ?');
   const casesOf = db.prepare<[number], RawCase>(
     'SELECT c.* FROM case_fields c JOIN result_pages p ON p.id = c.page_id WHERE c.run_id = ? ORDER BY p.file_offset, c.idx');
   const errorsOf = db.prepare<[number], RawField>(
@@ -206,6 +207,9 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
         });
       });
     });
+    // case_info is the run's, sent whole with every page: the newest page's copy replaces the one
+    // stored with an earlier page, or a run of 25 pages would list each case field 25 times.
+    if (page.case_info.fields.length > 0) otherCases.run(runId, pageId);
     page.case_info.fields.forEach((c, i) => {
       insCase.run(pageId, runId, i, c.name, c.value, c.chosen_field === null ? null : JSON.stringify(c.chosen_field), c.error_msg, bit(c.validations?.valid),
         JSON.stringify(c.validations?.failures ?? []), JSON.stringify(c.input_fields));

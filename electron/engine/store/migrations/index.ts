@@ -16,11 +16,12 @@ import { searchIngest } from './010-search-ingest.js';
 import { searchWatermark } from './011-search-watermark.js';
 import { searchPrefixes } from './012-search-prefixes.js';
 import { sharedFolders } from './014-shared-folders.js';
+import { caseFieldsOnce } from './015-case-fields-once.js';
 
 export type Migration = (db: Db) => void;
 
-/** 013 is a number given to work not merged yet; until then it changes nothing. */
+/** 013 was given to work that in the end needed no migration: it changes nothing. */
 const reserved: Migration = () => undefined;
 
 export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceKeys, serviceShapes, folderProblems, joinedWordsSearch, reviewSince, searchIngest,
-  searchWatermark, searchPrefixes, reserved, sharedFolders];
+  searchWatermark, searchPrefixes, reserved, sharedFolders, caseFieldsOnce];

@@ -14,6 +14,7 @@ import { searchIngest } from '../../../../electron/engine/store/migrations/010-s
 import { searchWatermark } from '../../../../electron/engine/store/migrations/011-search-watermark.js';
 import { searchPrefixes } from '../../../../electron/engine/store/migrations/012-search-prefixes.js';
 import { sharedFolders } from '../../../../electron/engine/store/migrations/014-shared-folders.js';
+import { caseFieldsOnce } from '../../../../electron/engine/store/migrations/015-case-fields-once.js';
 import { ftsRows } from '../../../helpers/fts-rows.js';
 import { resultsPage, tempStore, type TempStore } from './fixtures.js';
 
@@ -313,6 +314,27 @@ describe('012: search indexes with fewer prefix lengths and no column sizes (iss
     s.results.storeResultsPage(s.runs.addRun({ serviceRunId: 'run_9c1d' }).id, resultsPage(), parseResultsPage(resultsPage()), 0);
     expect(s.search('INV-2026-0042').map((h) => h.serviceRunId)).toEqual(['run_9c1d', 'run_8f2a', 'run_8f2a']);
     expect(ftsRows(s.db, 'field_search')).toBe(15);
+  });
+});
+
+describe('015: one copy of a run\'s case fields', () => {
+  it('a store at 014 that kept every page\'s copy keeps the newest page\'s, per run', () => {
+    const old = openDatabase(t.path);
+    migrate(old, MIGRATIONS.slice(0, MIGRATIONS.indexOf(caseFieldsOnce)));
+    const results = resultsQueries(old, Date.now, { searchBatchRows: 1e9 });
+    const runs = ['run_8f2a', 'run_9c1d'].map((id) => (old.prepare('INSERT INTO runs (service_run_id, created_ms, updated_ms) VALUES (?, 0, 0) RETURNING id').get(id) as { id: number }).id);
+    for (const runId of runs) for (const offset of [0, 2, 4]) results.storeResultsPage(runId, resultsPage(), parseResultsPage(resultsPage()), offset);
+    // As the code before 015 stored them: each page's copy (case_total, case_due) kept.
+    old.exec(`INSERT INTO case_fields (page_id, run_id, idx, name, value, chosen_field, error_msg, valid, failures_json, input_fields_json)
+      SELECT p.id, p.run_id, c.idx, c.name, c.value, c.chosen_field, c.error_msg, c.valid, c.failures_json, c.input_fields_json
+      FROM result_pages p JOIN case_fields c ON c.run_id = p.run_id WHERE p.file_offset < 4`);
+    results.stopIndexing();
+    expect(old.prepare('SELECT COUNT(*) FROM case_fields').pluck().get()).toBe(12);
+    old.close();
+
+    const s = t.open();
+    expect(userVersion(s.db)).toBe(MIGRATIONS.length);
+    for (const runId of runs) expect(s.results.caseFields(runId).map((c) => c.name)).toEqual(['case_total', 'case_due']);
   });
 });
 

@@ -77,6 +77,17 @@ describe('storeResultsPage: raw page and normalised rows', () => {
     ]);
   });
 
+  it("keeps one copy of the run's case fields, though every results page carries them (the newest page's)", () => {
+    const run = s.runs.addRun({ serviceRunId: 'run_8f2a' });
+    ingest(run.id, resultsPage(), 0);
+    ingest(run.id, resultsPage(), 2);
+    expect(s.results.filesOfRun(run.id)).toHaveLength(4);
+    expect(s.results.caseFields(run.id).map((c) => c.name)).toEqual(['case_total', 'case_due']);
+    // A later page without case fields (the block not asked for) leaves the stored ones.
+    ingest(run.id, resultsPage({ case_info: { fields: [] } }), 4);
+    expect(s.results.caseFields(run.id).map((c) => c.name)).toEqual(['case_total', 'case_due']);
+  });
+
   it('keeps what the service sent in its own terms: pages from 1, boxes from 0, open alert levels, object locations, chosen_field objects whole', () => {
     const run = s.runs.addRun({ serviceRunId: 'run_8f2a' });
     const raw = resultsPage({
