@@ -2,7 +2,7 @@
 // bytes, runs, the share's coordination records, the audit log) and in the agents' stores. Each
 // rule gives a list of what broke it, in words that name the file, the content and the agent.
 import { createHash } from 'node:crypto';
-import type { AuditEntry, serviceReader } from '../../helpers/fleet.js';
+import type { AuditEntry, serviceReader } from '../../../bench/fleet.js';
 
 type Service = ReturnType<typeof serviceReader>;
 

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCliIfNeeded, MAIN } from '../../helpers/build-cli.js';
-import { Agent, agentEmail, serviceReader, shareFlags, startSandboxProcess, type AuditEntry, type SandboxProcess } from '../../helpers/fleet.js';
+import { Agent, agentEmail, serviceReader, shareFlags, startSandboxProcess, type AuditEntry, type SandboxProcess } from '../../../bench/fleet.js';
 import { invoicePdf, invoiceText } from '../../helpers/pdf-fixtures.js';
 import { checkFleetRun, type Moment } from './three-agents-checks.js';
 
