@@ -20,7 +20,7 @@ const argOf = (name: string): string | undefined => {
   return i === -1 ? undefined : process.argv[i + 1];
 };
 const count = Number(argOf('files') ?? 2000);
-const fleets = (argOf('agents') ?? '1,2,3').split(',').map(Number);
+const fleets = (argOf('agents') ?? '1,2,3').split(',').map(Number).filter((n) => n > 0);
 const SHARE = 'bench';
 const COORDINATION = 'svc-drive/workspaces/team/docsync-shares';
 const NAMES = ['a', 'b', 'c', 'd', 'e'];
@@ -65,7 +65,7 @@ async function once(root: string, agents: number, shared: boolean): Promise<Resu
       const added = await a.run(['folders', 'add', inbox, '--deployment', 'sandbox-invoices', '--stability', '500', '--max-files', '500', ...flags]);
       if (added.code !== 0) throw new Error(`agent ${a.name}: folders add: ${added.stderr}`);
     }
-    await Promise.all(fleet.map((a) => a.serve()));
+    await Promise.all(fleet.map((a) => a.serve({ named: shared })));
     const cpu0 = await Promise.all(fleet.map((a) => cpuMs(a.child?.pid)));
     const t0 = performance.now();
     const moved = await run('sh', ['-c', `find "${src}" -mindepth 1 -maxdepth 1 -exec mv -t "${inbox}" {} +`]);

@@ -100,9 +100,10 @@ export class Agent {
     return JSON.parse(r.stdout) as T;
   }
 
-  /** `docsync serve --no-ui --agent-name NAME`; resolves once it prints "engine running". */
-  async serve(timeoutMs = 60_000): Promise<void> {
-    const child = spawn(process.execPath, [this.cli, 'serve', '--no-ui', '--agent-name', this.name], { env: this.env });
+  /** `docsync serve --no-ui --agent-name NAME` (no name: `named` false); resolves once it prints "engine running". */
+  async serve(o: { named?: boolean; timeoutMs?: number } = {}): Promise<void> {
+    const timeoutMs = o.timeoutMs ?? 60_000;
+    const child = spawn(process.execPath, [this.cli, 'serve', '--no-ui', ...(o.named === false ? [] : ['--agent-name', this.name])], { env: this.env });
     this.child = child;
     child.stderr.on('data', (d: Buffer) => (this.stderr = (this.stderr + d.toString()).slice(-50_000)));
     this.exited = new Promise((r) => child.once('close', () => r()));
