@@ -18,6 +18,8 @@ interface Gen {
   name: string;
   gen: number;
   at: number | string;
+  /** Claim generations: where the content stood (the holder writes a generation per step; `released`: given up). */
+  state?: string;
 }
 interface Progress extends Gen {
   stage: string;
@@ -68,7 +70,7 @@ async function gens(svc: Service, folder: string): Promise<Gen[]> {
 
 /** When the record moved from `agent` to another agent, the first time (its next generation's time); null if never. */
 function movedFrom(g: Gen[], agent: string): number | null {
-  for (let i = 1; i < g.length; i++) if (g[i - 1]!.name === agent && g[i]!.name !== agent) return atMs(g[i]!.at);
+  for (let i = 1; i < g.length; i++) if (g[i - 1]!.name === agent && g[i - 1]!.state !== 'released' && g[i]!.name !== agent) return atMs(g[i]!.at);
   return null;
 }
 
@@ -156,7 +158,8 @@ export async function checkFleetRun(x: FleetRunInput): Promise<{ broken: Record<
   for (const [what, g] of records) {
     for (let i = 1; i < g.length; i++) {
       const [prev, next] = [g[i - 1]!, g[i]!];
-      if (prev.name === next.name) continue;
+      // The holder's own next step, or a claim after it gave the content up: not a takeover.
+      if (prev.name === next.name || prev.state === 'released') continue;
       takenFrom[prev.name] = (takenFrom[prev.name] ?? 0) + 1;
       const at = atMs(next.at);
       const desc = `${what}: gen ${next.gen} by ${next.name} at ${new Date(at).toISOString()}`;
