@@ -22,6 +22,8 @@ import { FolderWatcher, type StableFile } from './watch/watcher.js';
 import { Fifo } from './pipeline/fifo.js';
 import { notRegular } from './watch/file-kind.js';
 import { canSeeWriters, openForWriting } from './watch/writers.js';
+import { SharedFolders, type ShareFactory } from './pipeline/shared-folder.js';
+import type { FleetAgent } from './share/api.js';
 
 export interface EngineOptions {
   store: Store;
@@ -38,6 +40,10 @@ export interface EngineOptions {
   uploadConcurrency?: number;
   /** Delay before a batch that failed for a transient reason is tried again; doubles up to maxMs. */
   retry?: { initialMs: number; maxMs: number };
+  /** Shared folders (issue 15): how this agent joins a folder's share. Absent: a shared folder cannot start. */
+  share?: ShareFactory;
+  /** What other agents of a share call this one (`--agent-name`); default: the host name. */
+  agentName?: string;
 }
 
 /** Workers taking in one folder's stable files (each holds one of the engine's 8 intake slots while it reads a file). */
@@ -102,6 +108,7 @@ export class Engine extends EventEmitter<EngineEvents> {
   private readonly timers = new Set<NodeJS.Timeout>();
   private started = false;
   private paused = false;
+  private readonly shared: SharedFolders;
 
   constructor(o: EngineOptions) {
     super();
@@ -124,6 +131,14 @@ export class Engine extends EventEmitter<EngineEvents> {
         await this.uploadsFirst();
         return fn();
       });
+    this.shared = new SharedFolders(this.ctx, o.share, o.agentName, {
+      plan: (folderId, f) => {
+        const loop = this.folders.get(folderId);
+        if (loop) this.plan(loop, f);
+      },
+      enqueue: (batchId) => this.enqueue(batchId),
+    });
+    this.ctx.shared = this.shared;
     this.on('progress', (p) => this.transfers.set(p.fileId, { sent: p.sent, total: p.total }));
     this.on('file', ({ file }) => {
       if (file.state !== 'uploading') this.transfers.delete(file.id);
@@ -158,7 +173,14 @@ export class Engine extends EventEmitter<EngineEvents> {
       }
     }
     for (const id of follow) this.follow(id, 0);
-    for (const row of this.store.folders.list()) if (row.enabled) await this.startFolder(row);
+    for (const row of this.store.folders.list()) {
+      if (!row.enabled) continue;
+      // A shared folder whose share cannot be joined yet (offline) waits for the next folder sync, like one added later.
+      await this.startFolder(row).catch((e: unknown) => {
+        if (!settingsOf(row).share) throw e;
+        log(this.ctx, 'warn', `${row.path}: ${inWords(e)}`, { detail: technical(e) });
+      });
+    }
     const sync = (): void =>
       this.later(FOLDER_SYNC_MS, () =>
         this.task(async () => {
@@ -180,6 +202,7 @@ export class Engine extends EventEmitter<EngineEvents> {
     }
     this.folders.clear();
     await Promise.allSettled([...this.tasks]);
+    await this.shared.closeAll();
   }
 
   pause(): void {
@@ -290,6 +313,7 @@ export class Engine extends EventEmitter<EngineEvents> {
     this.folders.delete(id);
     loop.waiting.clear();
     await loop.watcher.stop();
+    await this.shared.close(id);
   }
 
   private async startFolder(row: FolderRow): Promise<void> {
@@ -306,10 +330,14 @@ export class Engine extends EventEmitter<EngineEvents> {
       quickStable: canSeeWriters && !settings.polling.enabled ? { ms: QUICK_STABLE_MS, writers: openForWriting } : undefined,
     });
     const loop: FolderLoop = { row, settings, watcher, planner: new BatchPlanner(settings.batching), waiting: new Fifo(), takers: 0 };
+    // A shared folder joins its share first: no file of it is batched unclaimed.
+    await this.shared.open(row, settings);
     this.folders.set(row.id, loop);
-    // Files that were ready but not yet in a batch when the last process stopped.
+    // Files that were ready but not yet in a batch when the last process stopped (a shared folder's
+    // 'stable' ones were not claimed yet).
     for (const f of this.store.files.list({ folderId: row.id })) {
-      if ((f.state === 'stable' || f.state === 'queued') && f.batchId === null) this.plan(loop, f);
+      if (settings.share && f.state === 'stable' && f.batchId === null) this.task(async () => this.admitted(loop, f));
+      else if ((f.state === 'stable' || f.state === 'queued') && f.batchId === null) this.plan(loop, f);
     }
     watcher.on('stable', (obs) => {
       loop.waiting.push(obs);
@@ -350,7 +378,7 @@ export class Engine extends EventEmitter<EngineEvents> {
             const seen = obs;
             try {
               const f = await this.intakeSlots.run(async () => (current() ? intake(this.ctx, loop.row.id, loop.settings, seen, unreadable) : null));
-              if (f && current()) this.plan(loop, f);
+              if (f && current()) await this.admitted(loop, f);
             } catch (e) {
               log(this.ctx, 'error', `Something went wrong: ${inWords(e)}`, { detail: `${seen.path}: ${technical(e)}` });
             }
@@ -360,6 +388,25 @@ export class Engine extends EventEmitter<EngineEvents> {
         }
       });
     }
+  }
+
+  /** A file taken in is batched; a shared folder's after its content is claimed (shared-folder.ts). */
+  private async admitted(loop: FolderLoop, f: FileRow, delay = this.retry.initialMs): Promise<void> {
+    let row: FileRow | null = f;
+    if (loop.settings.share) {
+      try {
+        row = await this.shared.admit(loop.row.id, f);
+      } catch (e) {
+        // The share could not be asked: the file waits 'stable' and is claimed on a later try.
+        log(this.ctx, 'warn', `DocSync could not ask the other agents of the share about ${f.originalName}: ${inWords(e)}. It asks again shortly.`, { detail: technical(e), topic: 'service' });
+        this.later(delay, () => this.task(async () => {
+          const cur = this.store.files.get(f.id);
+          if (cur?.state === 'stable' && this.folders.get(loop.row.id) === loop) await this.admitted(loop, cur, Math.min(this.retry.maxMs, delay * 2));
+        }));
+        return;
+      }
+    }
+    if (row && this.folders.get(loop.row.id) === loop && !this.ctl.signal.aborted) this.plan(loop, row);
   }
 
   private plan(loop: FolderLoop, f: FileRow): void {
@@ -510,6 +557,11 @@ export class Engine extends EventEmitter<EngineEvents> {
     if (!['discovered', 'stable', 'queued'].includes(f.state)) throw new Error(`${this.named(f)} is ${f.state}; only a file waiting for upload can be cancelled`);
     for (const loop of this.folders.values()) loop.planner.remove(f.path);
     return setState(this.ctx, f.id, 'skipped', 'cancelled by the user');
+  }
+
+  /** The agents of a shared folder's share, as of the last heartbeat look (empty for a folder not shared or not running). */
+  fleet(folderId: number): FleetAgent[] {
+    return this.shared.fleet(folderId);
   }
 
   status(): EngineStatus {

@@ -6,12 +6,13 @@ import type { FolderTarget } from '../../../shared/hot-folder.js';
 import { resolveConnection } from '../../engine/config/connection.js';
 import { KeytarStore } from '../../engine/config/credentials.js';
 import { checkTarget, unknownTarget } from '../../engine/service/targets.js';
-import { intFlag, parseArgs, UsageError } from '../args.js';
+import { intFlag, parseArgs, UsageError, type ParsedArgs } from '../args.js';
 import { serviceClient } from '../host.js';
 import { dataHome, openLocalStore } from '../local.js';
 import { printJson, table } from '../output.js';
 
 export const FOLDERS_HELP = `docsync folders add PATH (--deployment ID | --app ID [--app-version V]) [options]
+docsync folders update PATH [options]
 docsync folders list [--json]
 docsync folders remove PATH
   Hot folders are kept in the local store; a running "docsync serve" picks up changes within 3 s.
@@ -34,21 +35,32 @@ docsync folders remove PATH
   --output DIR                   write each file's results as JSON and CSV into DIR
   --tag T                        run tag (repeatable)
   --post-process-pdf             ask for post-processed PDFs
-  --reprocess-duplicates         take files whose content was already processed`;
+  --reprocess-duplicates         take files whose content was already processed
+  sharing a folder with other computers (each runs "docsync serve" on the same network folder):
+  --share NAME                   work on the folder together with every computer that names the same
+                                 share on the same service: each file is processed by one of them
+  --coordination-folder PATH     folder on the service where they keep track of who does what
+                                 (default: docsync-shares in your workspace on the service)
+  --lease SECONDS                a computer silent this long is taken for stopped, and another one
+                                 finishes its files (default 60)
+  --heartbeat SECONDS            how often each computer says it is still working (default 5; at most
+                                 half the lease)
+  update changes only the options given (the folder's path stays); --no-share stops sharing it.`;
 
 const target = (r: FolderRow): string => (r.deploymentId ? `deployment ${r.deploymentId}` : `app ${r.appId ?? '?'}`);
 
 /** Folder settings from the command line, in the shape validateFolderSettings takes. */
-function settingsFromArgs(argv: string[]): Record<string, unknown> {
+function settingsFromArgs(argv: string[], update = false): Record<string, unknown> {
   const args = parseArgs(argv, {
-    values: ['deployment', 'app', 'app-version', 'poll', 'stability', 'rescan', 'min-quiet', 'quiet', 'max-files', 'max-bytes', 'archive', 'error-dir', 'output'],
+    values: ['deployment', 'app', 'app-version', 'poll', 'stability', 'rescan', 'min-quiet', 'quiet', 'max-files', 'max-bytes', 'archive', 'error-dir', 'output',
+      'share', 'coordination-folder', 'lease', 'heartbeat'],
     repeatable: ['include', 'ignore', 'tag'],
-    booleans: ['recursive', 'no-recursive', 'delete-after', 'post-process-pdf', 'reprocess-duplicates'],
+    booleans: ['recursive', 'no-recursive', 'delete-after', 'post-process-pdf', 'reprocess-duplicates', ...(update ? ['no-share'] : [])],
   });
-  if (args.positional.length !== 1) throw new UsageError(args.positional.length ? `give one folder; got ${args.positional.length}` : 'give the folder to watch: docsync folders add PATH --deployment ID');
+  if (args.positional.length !== 1) throw new UsageError(args.positional.length ? `give one folder; got ${args.positional.length}` : `give the folder: docsync folders ${update ? 'update PATH [options]' : 'add PATH --deployment ID'}`);
   const b = args.booleans;
   const f = args.flags;
-  if (!f.has('deployment') && !f.has('app')) throw new UsageError('a deployment or an app is required: --deployment ID or --app ID');
+  if (!update && !f.has('deployment') && !f.has('app')) throw new UsageError('a deployment or an app is required: --deployment ID or --app ID');
   if (f.has('deployment') && f.has('app')) throw new UsageError('give --deployment or --app, not both');
   if (b.has('recursive') && b.has('no-recursive')) throw new UsageError('give --recursive or --no-recursive, not both');
   if (f.has('archive') && b.has('delete-after')) throw new UsageError('give --archive DIR or --delete-after, not both');
@@ -84,7 +96,29 @@ function settingsFromArgs(argv: string[]): Record<string, unknown> {
   if (b.has('post-process-pdf')) run.postProcessPdf = true;
   if (Object.keys(run).length) s.run = run;
   if (b.has('reprocess-duplicates')) s.reprocessDuplicates = true;
+  const share = shareFromArgs(args, update);
+  if (share !== undefined) s.share = share;
   return s;
+}
+
+/** --share and its options, in the shape validateFolderSettings takes; undefined: none given; null: --no-share. */
+function shareFromArgs(args: ParsedArgs, update: boolean): Record<string, unknown> | null | undefined {
+  const f = args.flags;
+  const given = ['coordination-folder', 'lease', 'heartbeat'].filter((k) => f.has(k));
+  if (args.booleans.has('no-share')) {
+    if (f.has('share') || given.length) throw new UsageError('give --no-share alone, without --share or its options');
+    return null;
+  }
+  if (!f.has('share') && given.length === 0) return undefined;
+  // update may change the options of a folder shared already; the name is then kept (see update()).
+  if (!f.has('share') && !update) throw new UsageError(`--${given[0]} needs --share NAME`);
+  const share: Record<string, unknown> = f.has('share') ? { name: f.get('share') } : {};
+  if (f.has('coordination-folder')) share.coordinationFolder = f.get('coordination-folder');
+  const lease = intFlag(args, 'lease', 1);
+  if (lease !== undefined) share.leaseMs = lease * 1000;
+  const heartbeat = intFlag(args, 'heartbeat', 1);
+  if (heartbeat !== undefined) share.heartbeatMs = heartbeat * 1000;
+  return share;
 }
 
 /**
@@ -120,7 +154,50 @@ async function add(argv: string[]): Promise<void> {
       appId: s.target.type === 'app' ? s.target.id : null,
       settings: s as unknown as Record<string, unknown>,
     });
-    console.log(`added hot folder ${row.id}: ${row.path} -> ${target(row)}${note ? `; ${note}` : ''}`);
+    const shared = s.share ? `; shared as "${s.share.name}"` : '';
+    console.log(`added hot folder ${row.id}: ${row.path} -> ${target(row)}${shared}${note ? `; ${note}` : ''}`);
+  } finally {
+    store.close();
+  }
+}
+
+/** Stored settings with what the command line changes laid over them (nested groups merged key by key). */
+function merged(cur: HotFolderSettings, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...cur, ...over };
+  if ('deployment' in over || 'app' in over) delete out.target;
+  else if ('appVersion' in over && cur.target.type === 'app') {
+    out.app = cur.target.id;
+    delete out.target;
+  }
+  for (const k of ['batching', 'run', 'polling'] as const) if (over[k]) out[k] = { ...cur[k], ...(over[k] as object) };
+  if (over.share !== undefined && over.share !== null) {
+    const share = over.share as Record<string, unknown>;
+    if (!cur.share && share.name === undefined) throw new UsageError(`${cur.path} is not shared: give --share NAME`);
+    out.share = { ...(cur.share ?? {}), ...share };
+  }
+  return out;
+}
+
+async function update(argv: string[]): Promise<void> {
+  const over = settingsFromArgs(argv, true);
+  const store = openLocalStore();
+  try {
+    const row = store.folders.byPath(over.path as string);
+    if (!row) throw new UsageError(`${over.path as string} is not a hot folder (see: docsync folders list)`);
+    const cur = validateFolderSettings(row.settings);
+    if (!cur.ok) throw new Error(`the stored settings of ${row.path} are invalid: ${cur.errors.join('; ')}`);
+    const v = validateFolderSettings(merged(cur.settings, over));
+    if (!v.ok) throw new UsageError(v.errors.join('; '));
+    const s = v.settings;
+    const targetChanged = s.target.type !== cur.settings.target.type || s.target.id !== cur.settings.target.id;
+    const note = targetChanged ? await checkWithService(s.target) : null;
+    const updated = store.folders.update(row.id, {
+      deploymentId: s.target.type === 'deployment' ? s.target.id : null,
+      appId: s.target.type === 'app' ? s.target.id : null,
+      settings: s as unknown as Record<string, unknown>,
+    }) as FolderRow;
+    const shared = s.share ? `; shared as "${s.share.name}" (lease ${s.share.leaseMs / 1000} s, heartbeat ${s.share.heartbeatMs / 1000} s)` : '; not shared';
+    console.log(`updated hot folder ${updated.id}: ${updated.path} -> ${target(updated)}${shared}${note ? `; ${note}` : ''}`);
   } finally {
     store.close();
   }
@@ -160,7 +237,8 @@ function remove(argv: string[]): void {
 export async function foldersCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub === 'add') return add(rest);
+  if (sub === 'update') return update(rest);
   if (sub === 'list') return list(rest);
   if (sub === 'remove') return remove(rest);
-  throw new UsageError(sub ? `unknown subcommand "folders ${sub}"; use add, list or remove` : 'folders needs a subcommand: add, list or remove');
+  throw new UsageError(sub ? `unknown subcommand "folders ${sub}"; use add, update, list or remove` : 'folders needs a subcommand: add, update, list or remove');
 }

@@ -3,15 +3,51 @@ import { fileProblem } from '../../../shared/ui/messages.js';
 import { FILE_STATES, type FileState } from '../../engine/store/index.js';
 import { parseArgs, UsageError } from '../args.js';
 import { openLocalStore } from '../local.js';
+import type { Store } from '../../engine/store/index.js';
+import { validateFolderSettings } from '../../../shared/hot-folder.js';
 import { printJson, table, when } from '../output.js';
 
 export const STATUS_HELP = `docsync status [--json]
-  Files per state, uploads in progress (bytes of the parts recorded so far), hot folders and the
-  runs still being followed; read from the local store, so it works beside a running serve or app.`;
+  Files per state, uploads in progress (bytes of the parts recorded so far), hot folders, the
+  runs still being followed, and for each shared hot folder the computers working on it (as the
+  running serve or app last saw them); read from the local store, so it works beside a running
+  serve or app.`;
 export const FILES_HELP = `docsync files [--state S] [--json]
   Files seen, newest last. S: ${FILE_STATES.join(', ')}.`;
 export const RUNS_HELP = `docsync runs [--json]
   Runs, newest first, each with the service that processed it (FROM).`;
+
+/** "12 s ago", "5 min ago", "3 h ago". */
+export function ago(ms: number, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  return s < 120 ? `${s} s ago` : s < 7200 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`;
+}
+
+/** Each shared hot folder with its agents as the running engine last stored them. */
+function sharedFolders(store: Store) {
+  const fleet = store.share.fleet();
+  return store.folders.list().flatMap((f) => {
+    const v = validateFolderSettings(f.settings);
+    const share = v.ok ? v.settings.share : null;
+    if (!share) return [];
+    const agents = fleet.filter((a) => a.folderId === f.id).map(({ folderId: _folder, ...a }) => a);
+    const seenMs = agents.length ? Math.max(...agents.map((a) => a.seenMs)) : null;
+    return [{ folderId: f.id, path: f.path, share: share.name, seenMs, agents }];
+  });
+}
+
+function printShares(shares: ReturnType<typeof sharedFolders>): void {
+  for (const s of shares) {
+    if (s.seenMs === null) {
+      console.log(`shared folder ${s.path} (share "${s.share}"): no computer seen yet; they show here once "docsync serve" or the app runs`);
+      continue;
+    }
+    console.log(`shared folder ${s.path} (share "${s.share}"), as seen ${ago(s.seenMs)}:`);
+    console.log(table(['AGENT', 'HOST', 'LAST HEARTBEAT', 'FILES IN FLIGHT', 'STALE'], s.agents.map((a) => [
+      a.self ? `${a.name} (this one)` : a.name, a.host, a.lastHeartbeatMs === null ? 'not yet' : ago(a.lastHeartbeatMs), a.inFlight, a.stale ? 'yes: its files go to the others' : 'no',
+    ])));
+  }
+}
 
 function noPositional(args: { positional: string[] }): void {
   if (args.positional.length) throw new UsageError(`unexpected argument "${args.positional[0]}"`);
@@ -26,13 +62,15 @@ export function statusCommand(argv: string[]): void {
     const activeRuns = store.runs.activeRuns();
     const folders = store.folders.list().length;
     const transfers = store.browse.uploads();
-    if (args.booleans.has('json')) return printJson({ counts, transfers, folders, activeRuns });
+    const shares = sharedFolders(store);
+    if (args.booleans.has('json')) return printJson({ counts, transfers, folders, activeRuns, shares });
     console.log(table(['STATE', 'FILES'], FILE_STATES.map((s) => [s, counts[s]])));
     if (transfers.length) {
       console.log(`uploading: ${transfers.length}`);
       console.log(table(['ID', 'SENT', 'SIZE', '%', 'PATH'], transfers.map((t) => [t.fileId, t.sent, t.total, t.total ? Math.floor((100 * t.sent) / t.total) : 100, t.path])));
     }
     console.log(`hot folders: ${folders}`);
+    printShares(shares);
     if (activeRuns.length === 0) return console.log('active runs: none');
     console.log(`active runs: ${activeRuns.length}`);
     console.log(table(['RUN', 'STATUS', 'STARTED', 'FROM'], activeRuns.map((r) => [

@@ -14,14 +14,16 @@ import { cliHints, inCliWords } from '../words.js';
 import { isServiceError } from '../../engine/service/index.js';
 import { startUiServer } from '../ui-server.js';
 
-export const SERVE_HELP = `docsync serve [--port N] [--no-ui]
+export const SERVE_HELP = `docsync serve [--port N] [--no-ui] [--agent-name NAME]
   Runs the engine on every hot folder until SIGINT/SIGTERM; prints "engine running" once watching,
   and "ui listening on http://127.0.0.1:PORT/?k=..." : open that address in a browser for the
   desktop app's UI (the same screens, served on 127.0.0.1 only, signed in by the address's secret).
   With no service configured (no DOCSYNC_URL, no "docsync login") it starts the built-in sandbox on
   a free port, keeping its state in <data folder>/sandbox, and uses it with admin-token.
   --port N   port of the web UI (default: a free port)
-  --no-ui    run the engine only`;
+  --no-ui    run the engine only
+  --agent-name NAME   what the other computers sharing a hot folder call this one (default: the
+             computer's name); see "docsync folders add --share"`;
 
 /** out/renderer, built by `npm run build` (electron-vite); the CLI runs from out/cli/electron/cli/commands. */
 const RENDERER_DIR = fileURLToPath(new URL('../../../../renderer', import.meta.url));
@@ -48,11 +50,13 @@ async function checkService(conn: Connection): Promise<void> {
 }
 
 export async function serveCommand(argv: string[]): Promise<void> {
-  const args = parseArgs(argv, { values: ['port'], booleans: ['no-ui'] });
+  const args = parseArgs(argv, { values: ['port', 'agent-name'], booleans: ['no-ui'] });
   if (args.positional.length) throw new UsageError(`unexpected argument "${args.positional[0]}"`);
   const port = intFlag(args, 'port');
   if (port !== undefined && port > 65535) throw new UsageError('--port must be at most 65535');
   const ui = !args.booleans.has('no-ui');
+  const agentName = args.flags.get('agent-name')?.trim();
+  if (agentName !== undefined && !/^[^\u0000-\u001f]{1,64}$/.test(agentName)) throw new UsageError('--agent-name must be 1 to 64 characters, on one line');
   if (ui && !existsSync(join(RENDERER_DIR, 'index.html'))) throw new UsageError('the web UI is not built: run "npm run build" (or serve with --no-ui)');
 
   const home = dataHome();
@@ -62,6 +66,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const conn: Connection | null = await resolveConnection(home, credentials);
   const core = new AppCore({
     host: 'headless', home, version: await version(), credentials,
+    ...(agentName ? { engine: { agentName } } : {}),
     startSandbox: () => startBuiltInSandbox({ dataDir: join(home, 'sandbox') }),
   });
 

@@ -32,8 +32,8 @@ export interface HostHooks {
   pickFolder?(): Promise<string | null>;
   /** Environment for DOCSYNC_URL/TOKEN/CONTEXT (defaults to process.env). */
   env?: NodeJS.ProcessEnv;
-  /** Engine tuning (poll and retry delays); tests and benchmarks shorten them. */
-  engine?: Pick<EngineOptions, 'poll' | 'retry'>;
+  /** Engine tuning (poll and retry delays; tests and benchmarks shorten them), how it joins shared folders and its name there. */
+  engine?: Pick<EngineOptions, 'poll' | 'retry' | 'share' | 'agentName'>;
   /** Connection probe periods in ms; tests shorten them. */
   probeMs?: { online: number; offline: number };
 }

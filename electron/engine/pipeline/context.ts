@@ -5,6 +5,7 @@ import type { FileRow, FileState } from '../store/index.js';
 import type { FolderRow, RunRow } from '../store/index.js';
 import { validateFolderSettings, type HotFolderSettings } from '../../../shared/hot-folder.js';
 import { GroupCommit } from './group-commit.js';
+import type { ShareHooks } from './shared-folder.js';
 
 /** Typed events of the engine: every persisted change is announced after it is stored. */
 export interface EngineEvents {
@@ -38,6 +39,8 @@ export interface PipelineContext {
   resultsTurn?: <T>(fn: () => Promise<T>) => Promise<T>;
   /** Resolves once no file waits to be taken in or uploaded, or after a while at the latest (between results pages). Absent: at once. */
   uploadsFirst?: () => Promise<void>;
+  /** Shared folders' re-checks before irreversible steps (shared-folder.ts); absent: no folder is shared. */
+  shared?: ShareHooks;
 }
 
 type Emit = PipelineContext['emit'];

@@ -79,8 +79,12 @@ async function finishFile(ctx: PipelineContext, f: FileRow, runId: number, failu
   }
   // The file is moved before its final state is recorded, so 'done' or 'failed' means finished; after
   // a crash in between, the next attempt finds it moved already and only records the state.
+  // A shared folder's file: its outcome is recorded for the fleet first, and only its holder moves it.
+  const mine = ctx.shared ? await ctx.shared.mayFinish(f, failure) : true;
   try {
-    if (failure && s?.afterFailure.errorDir) await moveToErrorFolder(f.path, s.afterFailure.errorDir, failure);
+    if (!mine) {
+      // Another agent holds it now and moves it.
+    } else if (failure && s?.afterFailure.errorDir) await moveToErrorFolder(f.path, s.afterFailure.errorDir, failure);
     else if (!failure && s?.afterSuccess.action === 'archive') await moveInto(f.path, s.afterSuccess.archiveDir);
     else if (!failure && s?.afterSuccess.action === 'delete') await rm(f.path, { force: true });
   } catch (e) {

@@ -59,6 +59,8 @@ export async function intake(
         return null;
       }
     }
+    // A shared folder's file waits 'stable' until its content is claimed (shared-folder.ts).
+    if (settings.share) return row.state === 'stable' ? row : setState(ctx, row.id, 'stable');
     if (row.state === 'queued') return row;
     setState(ctx, row.id, 'stable');
     return setState(ctx, row.id, 'queued');

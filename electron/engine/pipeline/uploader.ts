@@ -139,6 +139,7 @@ async function uploadFile(ctx: PipelineContext, b: BatchRow, stored: FileRow, se
     // Already 'uploading': an earlier attempt (before a crash or a retry) may have sent the old version.
     if (stored.state === 'uploading') await removeStaleUpload(ctx, b, stored, 'the file changed before upload', signal);
     requeueChanged(ctx, stored, 'the file changed before upload');
+    ctx.shared?.letGo(stored);
     return;
   }
   // Where it goes on the service, and its next step, with other files' writes of this moment in one
@@ -148,7 +149,7 @@ async function uploadFile(ctx: PipelineContext, b: BatchRow, stored: FileRow, se
     if (before === 'missing') return setState(ctx, stored.id, 'skipped', 'the file was deleted or moved before it was uploaded');
     return stored.state === 'uploading' ? (ctx.store.files.get(stored.id) as FileRow) : setState(ctx, stored.id, 'uploading');
   });
-  if (before === 'missing') return;
+  if (before === 'missing') return ctx.shared?.letGo(stored);
   try {
     await sendFile(ctx, b, f, signal);
   } catch (e) {
@@ -228,6 +229,7 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
     b = rehomeBatch(ctx, b);
   }
   try {
+    await ctx.shared?.beginBatch(b);
     b = await ensureServiceBatch(ctx, b);
     const todo = ctx.store.files.list({ batchId: b.id }).filter((f) => f.state === 'queued' || f.state === 'uploading');
     const service = b;
@@ -238,6 +240,8 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
       for (let f = todo.shift(); f && !signal.aborted && failure === undefined; f = todo.shift()) {
         const servicePath = service.servicePath && f.safeName ? `${service.servicePath}/${f.safeName}` : f.servicePath;
         const stored = ctx.store.files.get(f.id);
+        // A shared folder's file whose claim moved on (this agent was paused past its lease) is left to its holder.
+        if (stored && ctx.shared && !(await ctx.shared.mayUpload(service, stored).catch((e: unknown) => ((failure ??= e), false)))) continue;
         if (stored) await uploadFile(ctx, service, stored, servicePath, signal).catch((e: unknown) => (failure ??= e));
       }
     };
@@ -253,8 +257,13 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
       ctx.store.runs.markBatchDeleted(b.id);
       return undefined;
     }
+    if (ctx.shared) {
+      await ctx.shared.progressed(b);
+      if (!(await ctx.shared.mayStartRun(b))) return undefined;
+    }
     await ensureRun(ctx, b, plan);
     setStates(ctx, uploaded.map((f) => f.id), 'running');
+    await ctx.shared?.progressed(b);
     return undefined;
   } catch (e) {
     // Stopping (aborted) is no refusal either: the batch is taken up again on the next start.

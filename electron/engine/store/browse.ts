@@ -22,6 +22,8 @@ export interface QueueRow {
   reviewWaiting: boolean;
   /** Since when it waits (runs.review_since_ms), else null. */
   reviewSinceMs: number | null;
+  /** Shared folders: the agent that handles the file instead of this one. */
+  handledBy: string | null;
 }
 
 export interface RunListRow {
@@ -109,21 +111,21 @@ export function browseQueries(db: Db) {
         totals.set(key, total);
       }
       const raw = prepared(
-        `SELECT f.id, f.folder_id, f.path, f.original_name, f.size, f.state, f.error, f.batch_id, f.updated_ms,
+        `SELECT f.id, f.folder_id, f.path, f.original_name, f.size, f.state, f.error, f.batch_id, f.updated_ms, f.handled_by,
                 (SELECT r.id FROM runs r WHERE r.batch_id = f.batch_id ORDER BY r.id DESC LIMIT 1) AS run_id,
                 CASE WHEN f.state = 'running' THEN (SELECT r.review_waiting FROM runs r WHERE r.batch_id = f.batch_id ORDER BY r.id DESC LIMIT 1) END AS review_waiting,
                 CASE WHEN f.state = 'running' THEN (SELECT r.review_since_ms FROM runs r WHERE r.batch_id = f.batch_id ORDER BY r.id DESC LIMIT 1) END AS review_since_ms
            FROM files f ${w.sql} ORDER BY f.id DESC LIMIT ? OFFSET ?`,
       ).all(...w.args, limit, offset) as {
         id: number; folder_id: number | null; path: string; original_name: string; size: number; state: FileState; error: string | null;
-        batch_id: number | null; updated_ms: number; run_id: number | null; review_waiting: number | null; review_since_ms: number | null;
+        batch_id: number | null; updated_ms: number; run_id: number | null; review_waiting: number | null; review_since_ms: number | null; handled_by: string | null;
       }[];
       return {
         total,
         rows: raw.map((r) => ({
           id: r.id, folderId: r.folder_id, path: r.path, originalName: r.original_name, size: r.size, state: r.state, error: r.error,
           batchId: r.batch_id, runId: r.run_id, updatedMs: r.updated_ms, reviewWaiting: r.review_waiting === 1,
-          reviewSinceMs: r.review_waiting === 1 ? r.review_since_ms : null,
+          reviewSinceMs: r.review_waiting === 1 ? r.review_since_ms : null, handledBy: r.handled_by,
         })),
       };
     },

@@ -22,6 +22,8 @@ export interface FileRow {
   error: string | null;
   createdMs: number;
   updatedMs: number;
+  /** Shared folders (issue 15): the name of the agent that holds this file's content, when another agent handles it. */
+  handledBy: string | null;
 }
 
 export interface FileEvent {
@@ -78,7 +80,7 @@ export interface UploadedPart {
 interface Raw {
   id: number; folder_id: number | null; path: string; size: number; mtime_ms: number; sha256: string | null; state: FileState;
   original_name: string; safe_name: string | null; batch_id: number | null; service_path: string | null; error: string | null;
-  created_ms: number; updated_ms: number;
+  created_ms: number; updated_ms: number; handled_by: string | null;
 }
 interface RawEvent { id: number; file_id: number; from_state: FileState | null; to_state: FileState; at_ms: number; error: string | null }
 interface RawSession {
@@ -90,7 +92,7 @@ interface RawPart { part_num: number; part_id: string; size: number; at_ms: numb
 const row = (r: Raw): FileRow => ({
   id: r.id, folderId: r.folder_id, path: r.path, size: r.size, mtimeMs: r.mtime_ms, sha256: r.sha256, state: r.state,
   originalName: r.original_name, safeName: r.safe_name, batchId: r.batch_id, servicePath: r.service_path, error: r.error,
-  createdMs: r.created_ms, updatedMs: r.updated_ms,
+  createdMs: r.created_ms, updatedMs: r.updated_ms, handledBy: r.handled_by ?? null,
 });
 const event = (r: RawEvent): FileEvent => ({ id: r.id, fileId: r.file_id, fromState: r.from_state, toState: r.to_state, atMs: r.at_ms, error: r.error });
 /** fs.Stats.mtimeMs is fractional; the store keeps whole milliseconds. */
@@ -124,6 +126,7 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
   const setUpload = db.prepare<[string | null, number | null, string | null, number, number]>(
     'UPDATE files SET safe_name = ?, batch_id = ?, service_path = ?, updated_ms = ? WHERE id = ?');
   const namesake = db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM files WHERE original_name = ? AND path != ? LIMIT 1');
+  const setHandler = db.prepare<[string | null, number]>('UPDATE files SET handled_by = ? WHERE id = ?');
   const events = db.prepare<[number], RawEvent>('SELECT * FROM file_events WHERE file_id = ? ORDER BY id');
 
   const insertSession = db.prepare<[number, string, string, number, number, number, number, number | null], RawSession>(
@@ -222,6 +225,10 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
      * writes it. Returns each file's row after and its state before. Throws UnknownFileError.
      */
     transitionMany: (changes: readonly StateChange[]): { file: FileRow; from: FileState }[] => transitionMany.immediate(changes),
+    /** Records which agent of the folder's share handles the file (null: none other than this one). */
+    setHandledBy(fileId: number, name: string | null): void {
+      setHandler.run(name, fileId);
+    },
     /** The file's state history, oldest first. */
     history(fileId: number): FileEvent[] {
       return events.all(fileId).map(event);

@@ -10,3 +10,4 @@ export { TERMINAL_RUN_STATUSES, type BatchRow, type RunRow, type JobRow, type Ru
 export { isErrorField, type StoredPage, type FieldRow, type DocumentRow, type ResultFileRow, type CaseFieldRow, type ArtifactRow, type ResultsQueries } from './results.js';
 export { ftsQuery, type SearchHit, type SearchOptions } from './search.js';
 export type { TreeRow } from './browse.js';
+export type { StoredAgent, ShareQueries } from './share.js';

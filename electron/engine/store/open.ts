@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Db } from './db.js';
+import { shareQueries, type ShareQueries } from './share.js';
 import { registerJoinedWords } from './joined-words.js';
 import { browseQueries, type BrowseQueries } from './browse.js';
 import { foldersQueries, type FoldersQueries } from './folders.js';
@@ -30,6 +31,8 @@ export interface Store {
   readonly results: ResultsQueries;
   readonly search: SearchQueries['search'];
   readonly browse: BrowseQueries;
+  /** Shared folders: this data home's agent id, the last look at each folder's agents. */
+  readonly share: ShareQueries;
   /** Runs `fn` in one (IMMEDIATE) transaction; calls to the query modules inside it join it. */
   transaction<T>(fn: () => T): T;
   close(): void;
@@ -98,6 +101,7 @@ export function openStore(path: string, o: OpenOptions = {}): Store {
       return search(...a);
     },
     browse: browseQueries(db),
+    share: shareQueries(db, now),
     transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
     close: () => {
       results.stopIndexing();

@@ -11,6 +11,7 @@ export const STATE_LABEL: Record<FileState, string> = {
   done: 'Done',
   failed: 'Failed',
   skipped: 'Skipped',
+  elsewhere: 'Another agent',
 };
 
 /** Colour family of a state's badge. */
@@ -26,6 +27,7 @@ export const STATE_TONE: Record<FileState, Tone> = {
   done: 'ok',
   failed: 'bad',
   skipped: 'quiet',
+  elsewhere: 'quiet',
 };
 
 /** States in which the engine accepts a cancel (the file has not started uploading). */

@@ -84,7 +84,7 @@ describe('docsync folders (offline)', () => {
 describe('read-only commands work offline', () => {
   it('status --json gives a count for every state, the folder count and no active runs', async () => {
     const s = await cli.json<{ counts: Record<string, number>; folders: number; activeRuns: unknown[] }>(['status']);
-    expect(s.counts).toEqual({ discovered: 0, stable: 0, queued: 0, uploading: 0, uploaded: 0, running: 0, done: 0, failed: 0, skipped: 0 });
+    expect(s.counts).toEqual({ discovered: 0, stable: 0, queued: 0, uploading: 0, uploaded: 0, running: 0, done: 0, failed: 0, skipped: 0, elsewhere: 0 });
     expect(s.folders).toBe(1);
     expect(s.activeRuns).toEqual([]);
   });
@@ -96,7 +96,7 @@ describe('read-only commands work offline', () => {
     expect(await cli.json(['search', 'invoice'])).toEqual([]);
     expectOneLineError(await cli.run(['results']), /no run has results yet/, 2);
     expectOneLineError(await cli.run(['export', 'run-x', '--format', 'csv', '--out', cli.dir('x.csv')]), /no run "run-x"/, 2);
-    expectOneLineError(await cli.run(['files', '--state', 'lost']), /--state must be one of discovered, .*skipped; got "lost"/, 2);
+    expectOneLineError(await cli.run(['files', '--state', 'lost']), /--state must be one of discovered, .*skipped, elsewhere; got "lost"/, 2);
   });
 
   it('commands that need the service say how to configure one', async () => {

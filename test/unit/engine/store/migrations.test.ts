@@ -11,6 +11,8 @@ import { resultsQueries } from '../../../../electron/engine/store/results.js';
 import { parseResultsPage } from '../../../../shared/service/index.js';
 import { serviceShapes } from '../../../../electron/engine/store/migrations/006-service-shapes.js';
 import { searchIngest } from '../../../../electron/engine/store/migrations/010-search-ingest.js';
+import { searchWatermark } from '../../../../electron/engine/store/migrations/011-search-watermark.js';
+import { sharedFolders } from '../../../../electron/engine/store/migrations/014-shared-folders.js';
 import { resultsPage, tempStore, type TempStore } from './fixtures.js';
 
 let t: TempStore;
@@ -209,6 +211,60 @@ describe('010: a page indexed at once, not row by row (issue 14)', () => {
     expect(s.search('INV-2026-0042').map((h) => h.serviceRunId)).toEqual(['run_9c1d']);
     integrity(s);
     expect(counts()).toEqual({ f: 10, fields: 10, d: 6, docs: 6 });
+  });
+});
+
+describe('014: shared folders (issue 15)', () => {
+  /** A store at 011 with a folder, a batch and two files with their history, written with that version's SQL. */
+  const storeAt011 = () => {
+    const old = openDatabase(t.path);
+    migrate(old, MIGRATIONS.slice(0, MIGRATIONS.indexOf(searchWatermark) + 1));
+    expect(userVersion(old)).toBe(11);
+    old.exec(`
+      INSERT INTO folders (id, path, deployment_id, enabled, created_ms, updated_ms) VALUES (3, '/in', 'd1', 1, 1, 1);
+      INSERT INTO batches (id, folder_id, name, created_ms) VALUES (5, 3, 'docsync-b', 1);
+      INSERT INTO files (id, folder_id, path, size, mtime_ms, sha256, state, original_name, batch_id, created_ms, updated_ms)
+        VALUES (41, 3, '/in/a.pdf', 10, 1, 'aa', 'done', 'a.pdf', 5, 1, 2), (42, 3, '/in/b.pdf', 20, 1, 'bb', 'queued', 'b.pdf', NULL, 1, 2);
+      INSERT INTO file_events (file_id, from_state, to_state, at_ms) VALUES (41, NULL, 'discovered', 1), (41, 'discovered', 'done', 2), (42, NULL, 'queued', 1);
+    `);
+    const indexes = old.prepare("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'files' AND type = 'index' ORDER BY name").all();
+    old.close();
+    return indexes;
+  };
+
+  it('a store at 011 with files and history keeps them (same ids), gains the state "elsewhere" and handled_by, and keeps its indexes and references', () => {
+    const indexes = storeAt011();
+    const s = t.open();
+    expect(userVersion(s.db)).toBe(MIGRATIONS.length);
+    expect(MIGRATIONS.indexOf(sharedFolders)).toBe(13);
+    expect(s.files.list().map((f) => [f.id, f.state, f.batchId, f.folderId, f.handledBy])).toEqual([[41, 'done', 5, 3, null], [42, 'queued', null, 3, null]]);
+    expect(s.files.history(41).map((e) => e.toState)).toEqual(['discovered', 'done']);
+    expect(s.db.prepare("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'files' AND type = 'index' ORDER BY name").all()).toEqual(indexes);
+    // The new state is taken, and a state that does not exist is still refused.
+    const moved = s.files.transition(42, 'elsewhere');
+    s.files.setHandledBy(42, 'scanner-2');
+    expect(moved.state).toBe('elsewhere');
+    expect(s.files.get(42)).toMatchObject({ state: 'elsewhere', handledBy: 'scanner-2' });
+    expect(() => s.files.transition(42, 'lost' as never)).toThrow(/CHECK/);
+    expect(s.files.countByState()).toMatchObject({ done: 1, elsewhere: 1 });
+    // References still hold both ways: events point at the files, deleting a batch lets go of its files.
+    expect(s.db.pragma('foreign_key_check')).toEqual([]);
+    expect(() => s.db.prepare("INSERT INTO file_events (file_id, to_state, at_ms) VALUES (999, 'stable', 1)").run()).toThrow(/FOREIGN KEY/);
+    s.db.prepare('DELETE FROM batches WHERE id = 5').run();
+    expect(s.files.get(41)?.batchId).toBeNull();
+    s.db.prepare('DELETE FROM files WHERE id = 41').run();
+    expect(s.files.history(41)).toEqual([]);
+    // A new file's id follows the old ones.
+    expect(s.files.add({ path: '/in/c.pdf', size: 1, mtimeMs: 1, originalName: 'c.pdf' }).id).toBe(43);
+  });
+
+  it('the agent id is made once per data home and kept across openings', () => {
+    const a = t.open();
+    const id = a.share.agentId();
+    expect(id).toMatch(/^[A-Za-z0-9._-]+-[0-9a-f]{8}$/);
+    expect(a.share.agentId()).toBe(id);
+    a.close();
+    expect(t.open().share.agentId()).toBe(id);
   });
 });
 

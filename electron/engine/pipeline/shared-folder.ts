@@ -1,0 +1,274 @@
+/**
+ * Shared hot folders, engine side (issue 15): one Share per shared folder, started and stopped with
+ * the folder. Intake claims each content before it is batched; the uploader and the follower
+ * re-check before every irreversible step (ShareHooks); poll() every heartbeat brings what other
+ * agents finished, which agent now holds what, and work taken over (share-takeover.ts).
+ * A folder without a share never reaches a Share: every hook is a no-op for it.
+ */
+import { relative, sep } from 'node:path';
+import type { HotFolderSettings } from '../../../shared/hot-folder.js';
+import type { ServiceClient } from '../service/index.js';
+import type { FleetAgent, Share, ShareBatchRecord, ShareSettings } from '../share/api.js';
+import type { BatchRow, FileRow, FolderRow } from '../store/index.js';
+import { inWords, log, setState, technical, type PipelineContext } from './context.js';
+import { importTakeovers, type TakeoverHost } from './share-takeover.js';
+import { TryLater } from './uploader.js';
+
+/** What a Share is made from: one per shared folder. */
+export interface ShareOpenOptions {
+  folderId: number;
+  /** The local folder (agents may mount the share at different places: records hold paths relative to it). */
+  folderPath: string;
+  settings: ShareSettings;
+  agentId: string;
+  agentName: string;
+  client: ServiceClient;
+}
+export type ShareFactory = (o: ShareOpenOptions) => Share;
+
+/** Re-checks the uploader and follower make before their irreversible steps; no-ops for unshared folders. */
+export interface ShareHooks {
+  /** Before the batch's first step in this process: records it on the share (its contents' progress points at it). */
+  beginBatch(b: BatchRow): Promise<void>;
+  /** Before a file is uploaded: false when another agent holds it now (it is given up here). */
+  mayUpload(b: BatchRow, f: FileRow): Promise<boolean>;
+  /** The batch moved on (uploads done, run started): its record is overwritten. */
+  progressed(b: BatchRow): Promise<void>;
+  /** Before the run is started: false when the batch moved on (given up here). */
+  mayStartRun(b: BatchRow): Promise<boolean>;
+  /** The file vanished or changed before it was uploaded: its content's claim is let go. */
+  letGo(f: FileRow): void;
+  /** The file's outcome is recorded for the fleet; true while this agent still holds it (only the holder moves or deletes it). */
+  mayFinish(f: FileRow, failure: string | null): Promise<boolean>;
+}
+
+/** Relative path with '/' whatever the platform: the records are read by agents on others. */
+export const relOf = (folderPath: string, path: string): string => relative(folderPath, path).split(sep).join('/');
+
+/** The reason a content finished by another agent is skipped here, in the user's words. */
+export function finishedElsewhere(holderName: string, outcome: 'done' | 'failed', reason: string | null): string {
+  return outcome === 'done' ? `Processed by agent ${holderName}` : `Failed at agent ${holderName}: ${reason ?? 'no reason given'}`;
+}
+
+interface Member {
+  folder: FolderRow;
+  settings: HotFolderSettings;
+  share: Share;
+  timer?: NodeJS.Timeout;
+  polling: boolean;
+}
+
+/** States in which a file is this agent's work in a batch (recorded in the batch's share record). */
+const IN_BATCH = new Set(['queued', 'uploading', 'uploaded', 'running', 'done']);
+
+export class SharedFolders implements ShareHooks {
+  private readonly members = new Map<number, Member>();
+  /** Batches recorded on their share by this process (or taken over: recorded by their first holder). */
+  private readonly recorded = new Set<string>();
+  /** Files of taken-over batches held by another agent now: removed from the service batch before its run. */
+  private readonly drops = new Map<string, { safeName: string }[]>();
+
+  constructor(
+    private readonly ctx: PipelineContext,
+    private readonly factory: ShareFactory | undefined,
+    private readonly agentName: string | undefined,
+    private readonly host: TakeoverHost,
+  ) {}
+
+  /** Starts the folder's share (first heartbeat written) and its poll; re-watches files another agent held at the last stop. */
+  async open(folder: FolderRow, settings: HotFolderSettings): Promise<void> {
+    if (!settings.share) return;
+    if (!this.factory) throw new Error(`${folder.path} is shared (${settings.share.name}), but this DocSync cannot join shares`);
+    const agentId = this.ctx.store.share.agentId();
+    const share = this.factory({ folderId: folder.id, folderPath: folder.path, settings: settings.share, agentId, agentName: this.agentName ?? agentId.replace(/-[0-9a-f]{8}$/, ''), client: this.ctx.client });
+    await share.start();
+    const m: Member = { folder, settings, share, polling: false };
+    this.members.set(folder.id, m);
+    for (const f of this.ctx.store.files.list({ folderId: folder.id, state: 'elsewhere' })) if (f.sha256) share.watch(f.sha256, relOf(folder.path, f.path));
+    this.arm(m);
+  }
+
+  async close(folderId: number): Promise<void> {
+    const m = this.members.get(folderId);
+    if (!m) return;
+    this.members.delete(folderId);
+    clearTimeout(m.timer);
+    await m.share.stop().catch((e: unknown) => log(this.ctx, 'warn', `${m.folder.path}: DocSync could not leave the share cleanly: ${inWords(e)}`, { detail: technical(e) }));
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.members.keys()].map((id) => this.close(id)));
+  }
+
+  fleet(folderId: number): FleetAgent[] {
+    return this.members.get(folderId)?.share.fleet() ?? [];
+  }
+
+  shareOf(folderId: number | null): Share | undefined {
+    return folderId === null ? undefined : this.members.get(folderId)?.share;
+  }
+
+  private member(folderId: number | null): Member | undefined {
+    return folderId === null ? undefined : this.members.get(folderId);
+  }
+
+  // ---- intake ------------------------------------------------------------------------------
+
+  /**
+   * A file of a shared folder, hashed and 'stable': claims its content. Returns the row to batch
+   * ('queued'), or null when another agent holds or finished it.
+   */
+  async admit(folderId: number, f: FileRow): Promise<FileRow | null> {
+    const m = this.members.get(folderId);
+    if (!m || !f.sha256) return f;
+    const rel = relOf(m.folder.path, f.path);
+    const outcome = await m.share.claim(f.sha256, rel, f.size);
+    if (this.members.get(folderId) !== m) return null; // the folder stopped meanwhile: the next start takes the file again
+    const cur = this.ctx.store.files.get(f.id);
+    if (!cur || cur.state !== 'stable' || cur.sha256 !== f.sha256) return null; // changed meanwhile: its new version comes in again
+    if (outcome.kind === 'finished') {
+      setState(this.ctx, f.id, 'skipped', finishedElsewhere(outcome.holderName, outcome.outcome, outcome.reason));
+      return null;
+    }
+    // Held by this agent: either its own claim from before a restart (take it), or a second file of
+    // the same content in work here now (it waits, like one held elsewhere, and is skipped once that one ends).
+    const mineBefore = outcome.kind === 'held' && outcome.holderId === m.share.agentId && !this.inWorkHere(folderId, f);
+    if (outcome.kind === 'held' && !mineBefore) {
+      this.elsewhere(m, cur, outcome.holderName);
+      return null;
+    }
+    return this.ctx.store.transaction(() => {
+      this.ctx.store.files.setHandledBy(f.id, null);
+      return setState(this.ctx, f.id, 'queued');
+    });
+  }
+
+  /** Another row of this folder with the same content is on its way here. */
+  private inWorkHere(folderId: number, f: FileRow): boolean {
+    return this.ctx.store.files.list({ folderId }).some((o) => o.id !== f.id && o.sha256 === f.sha256 && ['queued', 'uploading', 'uploaded', 'running'].includes(o.state));
+  }
+
+  /** Leaves the file to another agent, watching its content. */
+  private elsewhere(m: Member, f: FileRow, holderName: string | null): void {
+    this.ctx.store.transaction(() => {
+      if (f.batchId !== null) this.ctx.store.files.assign(f.id, { safeName: null, batchId: null, servicePath: null });
+      if (holderName !== null) this.ctx.store.files.setHandledBy(f.id, holderName);
+      setState(this.ctx, f.id, 'elsewhere');
+    });
+    if (f.sha256) m.share.watch(f.sha256, relOf(m.folder.path, f.path));
+  }
+
+  // ---- hooks for the uploader and the follower ------------------------------------------------
+
+  /** The batch as its share record says (files this agent sends in it, what is uploaded, the run). */
+  private record(m: Member, b: BatchRow): ShareBatchRecord {
+    const files = this.ctx.store.files
+      .list({ batchId: b.id })
+      .filter((f) => f.sha256 && f.safeName && IN_BATCH.has(f.state))
+      .map((f) => ({ sha256: f.sha256 as string, rel: relOf(m.folder.path, f.path), safeName: f.safeName as string, size: f.size, mtimeMs: f.mtimeMs, uploaded: f.state !== 'queued' && f.state !== 'uploading' }));
+    return { name: b.name as string, plan: b.plan ?? '{}', serviceBatchId: b.serviceBatchId, servicePath: b.servicePath, files, run: this.ctx.store.runs.runForBatch(b.id)?.serviceRunId ?? null };
+  }
+
+  /** A share call the uploader waits on: a failure is tried again later with the batch, never a refusal of its files. */
+  private async retrying<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      throw e instanceof TryLater ? e : new TryLater(e instanceof Error ? new Error(`${what}: ${e.message}`, { cause: e }) : e);
+    }
+  }
+
+  async beginBatch(b: BatchRow): Promise<void> {
+    const m = this.member(b.folderId);
+    if (!m || !b.name || this.recorded.has(b.name)) return;
+    await this.retrying('the share could not record the batch', () => m.share.batched(this.record(m, b)));
+    this.recorded.add(b.name);
+  }
+
+  async mayUpload(b: BatchRow, f: FileRow): Promise<boolean> {
+    const m = this.member(b.folderId);
+    if (!m || !f.sha256) return true;
+    if (await this.retrying('the share could not be asked', () => m.share.stillMine(f.sha256 as string))) return true;
+    this.elsewhere(m, f, null);
+    log(this.ctx, 'info', `${f.originalName} is handled by another agent of the share now; this one leaves it.`);
+    return false;
+  }
+
+  async progressed(b: BatchRow): Promise<void> {
+    const m = this.member(b.folderId);
+    if (!m || !b.name) return;
+    const fresh = this.ctx.store.runs.batch(b.id) ?? b;
+    await this.retrying('the share could not record the batch', () => m.share.updateBatch(this.record(m, fresh)));
+  }
+
+  async mayStartRun(b: BatchRow): Promise<boolean> {
+    const m = this.member(b.folderId);
+    if (!m || !b.name || this.ctx.store.runs.runForBatch(b.id)) return true;
+    // Files of a taken-over batch that another agent holds now never go into this run.
+    const dropped = this.drops.get(b.name) ?? [];
+    for (const d of dropped) {
+      await this.retrying('a file held by another agent could not be taken out of the batch', () => this.ctx.client.deleteBatchFile(Number(b.serviceBatchId), d.safeName));
+    }
+    this.drops.delete(b.name);
+    if (await this.retrying('the share could not be asked', () => m.share.stillMineBatch(b.name as string))) return true;
+    // The batch moved on while this agent was away: its files are another agent's now.
+    for (const f of this.ctx.store.files.list({ batchId: b.id })) if (IN_BATCH.has(f.state) && f.state !== 'done') this.elsewhere(m, f, null);
+    this.ctx.store.runs.markBatchDeleted(b.id);
+    log(this.ctx, 'info', `Another agent of the share took over batch ${b.name}; this one leaves it.`);
+    return false;
+  }
+
+  letGo(f: FileRow): void {
+    const m = this.member(f.folderId);
+    if (!m || !f.sha256) return;
+    m.share.release(f.sha256).catch((e: unknown) => log(this.ctx, 'warn', `DocSync could not let the other agents of the share take ${f.originalName}: ${inWords(e)}`, { detail: technical(e) }));
+  }
+
+  async mayFinish(f: FileRow, failure: string | null): Promise<boolean> {
+    const m = this.member(f.folderId);
+    if (!m || !f.sha256) return true;
+    // Recorded before the file moves: after a crash in between every agent still skips the content.
+    await m.share.finished(f.sha256, failure ? 'failed' : 'done', failure);
+    return m.share.stillMine(f.sha256);
+  }
+
+  // ---- news from the share -------------------------------------------------------------------
+
+  private arm(m: Member): void {
+    clearTimeout(m.timer);
+    m.timer = setTimeout(() => void this.pollOnce(m), m.settings.share?.heartbeatMs ?? 5000);
+  }
+
+  private async pollOnce(m: Member): Promise<void> {
+    if (this.members.get(m.folder.id) !== m || m.polling) return;
+    m.polling = true;
+    try {
+      const news = await m.share.poll();
+      if (this.members.get(m.folder.id) !== m) return;
+      this.apply(m, news.finished, news.moved);
+      for (const name of await importTakeovers(this.ctx, this.host, m.folder, m.share, news.takeovers, (batch, dropped) => {
+        this.recorded.add(batch);
+        if (dropped.length) this.drops.set(batch, dropped);
+      })) log(this.ctx, 'info', name);
+      this.ctx.store.share.setFleet(m.folder.id, m.share.fleet());
+    } catch (e) {
+      log(this.ctx, 'warn', `${m.folder.path}: DocSync could not look at the other agents of the share: ${inWords(e)}. It looks again shortly.`, { detail: technical(e), topic: 'service' });
+    } finally {
+      m.polling = false;
+      if (this.members.get(m.folder.id) === m) this.arm(m);
+    }
+  }
+
+  /** Finished contents are skipped here; contents that changed hands show their new holder. */
+  private apply(m: Member, finished: { sha256: string; holderName: string; outcome: 'done' | 'failed'; reason: string | null }[], moved: { sha256: string; holderName: string }[]): void {
+    if (finished.length === 0 && moved.length === 0) return;
+    const waiting = this.ctx.store.files.list({ folderId: m.folder.id, state: 'elsewhere' });
+    this.ctx.store.transaction(() => {
+      for (const x of finished) {
+        for (const f of waiting) if (f.sha256 === x.sha256) setState(this.ctx, f.id, 'skipped', finishedElsewhere(x.holderName, x.outcome, x.reason));
+        m.share.unwatch(x.sha256);
+      }
+      for (const x of moved) for (const f of waiting) if (f.sha256 === x.sha256) this.ctx.store.files.setHandledBy(f.id, x.holderName);
+    });
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The few file operations the share protocol needs on the service's filesystem (spec 4.8), and
+ * their implementation over the ServiceClient. Every call is counted by kind (`calls()`), for the
+ * benchmark's calls per file.
+ */
+import type { ServiceClient } from '../service/index.js';
+import { isServiceError } from '../service/index.js';
+
+export interface ShareFiles {
+  /** PUT with `If-None-Match: *`: 'created' for exactly one caller, 'exists' for the others. */
+  create(path: string, data: Uint8Array): Promise<'created' | 'exists'>;
+  /** PUT without condition. */
+  overwrite(path: string, data: Uint8Array): Promise<void>;
+  /** GET of a file; null when nothing is there. */
+  read(path: string): Promise<Uint8Array | null>;
+  /** HEAD: whether anything is at the path. */
+  exists(path: string): Promise<boolean>;
+  /** Names in a folder; empty when the folder is absent. */
+  list(folder: string): Promise<string[]>;
+  calls(): Record<string, number>;
+}
+
+const notFound = (e: unknown): boolean => isServiceError(e, 'http') && e.status === 404;
+
+export function serviceShareFiles(client: ServiceClient): ShareFiles {
+  const counts: Record<string, number> = { create: 0, overwrite: 0, read: 0, exists: 0, list: 0 };
+  const count = (k: string): void => {
+    counts[k] = (counts[k] ?? 0) + 1;
+  };
+
+  const read = async (path: string): Promise<Uint8Array | null> => {
+    count('read');
+    try {
+      return (await client.readFile(path)).data;
+    } catch (e) {
+      if (notFound(e)) return null;
+      throw e;
+    }
+  };
+
+  return {
+    async create(path, data) {
+      count('create');
+      let r;
+      try {
+        r = await client.writeFile(path, data, { ifNoneMatch: true });
+      } catch (e) {
+        if (isServiceError(e, 'http') && e.status === 412) return 'exists';
+        throw e;
+      }
+      // A 201 carries Location. Without it, writeFile settled a 412 after an ambiguous attempt by
+      // the size alone; two agents' records can have one size, so compare the bytes.
+      if (r.created && r.location === null) {
+        const there = await read(path);
+        return there !== null && Buffer.from(there).equals(Buffer.from(data)) ? 'created' : 'exists';
+      }
+      return 'created';
+    },
+    async overwrite(path, data) {
+      count('overwrite');
+      await client.writeFile(path, data);
+    },
+    read,
+    async exists(path) {
+      count('exists');
+      return (await client.statPath(path)) !== null;
+    },
+    async list(folder) {
+      count('list');
+      try {
+        const { nodes } = await client.listFolder(folder);
+        return nodes.map((n) => n.name ?? (n.full_path ?? '').split('/').pop() ?? '').filter((n) => n !== '');
+      } catch (e) {
+        if (notFound(e)) return [];
+        throw e;
+      }
+    },
+    calls: () => ({ ...counts }),
+  };
+}

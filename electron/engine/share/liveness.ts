@@ -1,0 +1,53 @@
+/**
+ * Liveness of other agents, free of clock skew: an agent is stale when its heartbeat's `seq` has
+ * not changed for a lease of the OBSERVER's monotonic clock, counted from when the observer first
+ * saw that seq (or first saw the record missing). A freshly started observer therefore waits a
+ * full lease before it judges anyone stale.
+ */
+
+/** Monotonic time for liveness and fencing, wall time only for display. Injectable for tests. */
+export interface ShareClock {
+  /** Monotonic milliseconds (performance.now in production). */
+  now(): number;
+  /** Milliseconds since the epoch. */
+  wallNow(): number;
+}
+
+export const systemClock: ShareClock = { now: () => performance.now(), wallNow: () => Date.now() };
+
+interface Seen {
+  /** null: the record was missing. */
+  seq: number | null;
+  firstSeenAt: number;
+  /** Whether the seq ever changed while observed (else lastChange is unknown). */
+  changed: boolean;
+}
+
+export class Liveness {
+  readonly #seen = new Map<string, Seen>();
+
+  constructor(private readonly clock: ShareClock) {}
+
+  /** Records one look at an agent's heartbeat (null: no record). */
+  observe(agentId: string, seq: number | null): void {
+    const s = this.#seen.get(agentId);
+    if (!s) this.#seen.set(agentId, { seq, firstSeenAt: this.clock.now(), changed: false });
+    else if (s.seq !== seq) this.#seen.set(agentId, { seq, firstSeenAt: this.clock.now(), changed: true });
+  }
+
+  /** Stale: observed, and unchanged for at least leaseMs. An agent never observed is not stale (yet). */
+  isStale(agentId: string, leaseMs: number): boolean {
+    const s = this.#seen.get(agentId);
+    return s !== undefined && this.clock.now() - s.firstSeenAt >= leaseMs;
+  }
+
+  /** Monotonic time of the last observed change, or null when none was observed. */
+  lastChangeAt(agentId: string): number | null {
+    const s = this.#seen.get(agentId);
+    return s?.changed ? s.firstSeenAt : null;
+  }
+
+  known(): string[] {
+    return [...this.#seen.keys()];
+  }
+}

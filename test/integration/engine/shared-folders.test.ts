@@ -1,0 +1,227 @@
+// Shared hot folders, the engine's side (issue 15): two engines in one process, each with its own
+// data home and SQLite store, watch ONE real folder and share it through the real sandbox over HTTP.
+// Checked on the service itself (plain HTTP, not DocSync's client): every content uploaded once and
+// run once, every file finished by exactly one agent, and an agent stopped mid-way taken over.
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Engine } from '../../../electron/engine/engine.js';
+import type { ShareFactory } from '../../../electron/engine/pipeline/shared-folder.js';
+import { ServiceClient } from '../../../electron/engine/service/index.js';
+import { openStore, STORE_FILE, type FileRow, type Store } from '../../../electron/engine/store/index.js';
+import type { RunningSandbox } from '../../../sandbox/index.js';
+import { FAST_FOLDER } from '../../helpers/engine.js';
+import { invoiceText } from '../../helpers/pdf-fixtures.js';
+import { sandbox } from '../../helpers/sandbox.js';
+import { resetShares, shareFactory } from '../../helpers/share.js';
+import { waitUntil } from '../../helpers/wait.js';
+
+const LEASE_MS = 2000;
+const HEARTBEAT_MS = 400;
+const SHARE = { name: 'office', leaseMs: LEASE_MS, heartbeatMs: HEARTBEAT_MS };
+
+interface Agent { name: string; engine: Engine; store: Store; client: ServiceClient; stopped: boolean }
+
+let sb: RunningSandbox | undefined;
+let root: string | undefined;
+let agents: Agent[] = [];
+afterEach(async () => {
+  for (const a of agents) {
+    if (!a.stopped) await a.engine.stop();
+    a.client.close();
+    a.store.close();
+  }
+  agents = [];
+  resetShares();
+  await sb?.close();
+  sb = undefined;
+  if (root) await rm(root, { recursive: true, force: true });
+  root = undefined;
+});
+
+const sha256 = (b: string | Uint8Array): string => createHash('sha256').update(b).digest('hex');
+const invoice = (n: number): string => invoiceText({ invoiceNumber: `INV-${n}`, invoiceDate: '2026-03-01', dueDate: '2026-03-31', total: `${n}.50`, vendor: `Vendor ${n}` });
+
+async function setUp(sbOpts = {}): Promise<{ inbox: string; share: ShareFactory }> {
+  sb = await sandbox(sbOpts);
+  root = await mkdtemp(join(tmpdir(), 'docsync-shared-'));
+  const inbox = join(root, 'inbox');
+  await mkdir(inbox, { recursive: true });
+  return { inbox, share: shareFactory() };
+}
+
+/** An engine with its own data home and store, on the shared sandbox. */
+async function agent(name: string, share: ShareFactory): Promise<Agent> {
+  const home = join(root as string, `home-${name}`);
+  const store = openStore(join(home, STORE_FILE));
+  const client = new ServiceClient({ baseUrl: (sb as RunningSandbox).url, token: 'admin-token', retry: { limit: 8, baseDelayMs: 5, maxDelayMs: 40, maxRetryAfterMs: 5000 } });
+  const engine = new Engine({ store, client, home, share, agentName: name, poll: { initialMs: 50, maxMs: 200, reviewMs: 200 }, retry: { initialMs: 50, maxMs: 500 } });
+  const a = { name, engine, store, client, stopped: false };
+  agents.push(a);
+  await engine.start();
+  return a;
+}
+
+const folderSettings = (inbox: string, batching: Record<string, number> = {}) => ({
+  path: inbox, deployment: 'sandbox-invoices', ...FAST_FOLDER, batching: { ...FAST_FOLDER.batching, maxFiles: 6, ...batching }, share: SHARE,
+});
+
+const rows = (a: Agent, name: string): FileRow[] => a.store.files.list().filter((f) => f.originalName === name);
+const FINAL = new Set(['done', 'failed', 'skipped']);
+
+// ---- the service's side, read with plain HTTP ---------------------------------------------------
+
+async function api<T>(path: string): Promise<T> {
+  const res = await fetch((sb as RunningSandbox).url + path, { headers: { Authorization: 'Bearer admin-token' } });
+  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+interface Node { full_path: string; name: string }
+async function batchFiles(batchId: number): Promise<Node[]> {
+  const nodes: Node[] = [];
+  let token: string | undefined;
+  do {
+    const page = await api<{ nodes?: Node[]; has_more?: boolean; next_page_token?: string }>(`/v2/batches/${batchId}/files?page_size=50${token ? `&start_token=${encodeURIComponent(token)}` : ''}`);
+    nodes.push(...(page.nodes ?? []));
+    token = page.has_more ? page.next_page_token : undefined;
+  } while (token);
+  return nodes;
+}
+
+async function bytesSha(fullPath: string): Promise<string> {
+  const res = await fetch(`${(sb as RunningSandbox).url}/v2/files/${fullPath.split('/').map(encodeURIComponent).join('/')}?expect-node-type=file`, { headers: { Authorization: 'Bearer admin-token' } });
+  if (res.status !== 200) throw new Error(`GET file ${fullPath}: ${res.status}`);
+  return sha256(new Uint8Array(await res.arrayBuffer()));
+}
+
+/** How often each content sits in a service batch, and in a run's batch. */
+async function serviceCounts(): Promise<{ uploads: Map<string, number>; runs: Map<string, number> }> {
+  const { batches } = await api<{ batches: { id: number }[] }>('/v2/batches?limit=1000');
+  const shasOf = new Map<number, string[]>();
+  const uploads = new Map<string, number>();
+  for (const b of batches) {
+    const shas = await Promise.all((await batchFiles(b.id)).map((n) => bytesSha(n.full_path)));
+    shasOf.set(b.id, shas);
+    for (const s of shas) uploads.set(s, (uploads.get(s) ?? 0) + 1);
+  }
+  const runs = new Map<string, number>();
+  for (let offset = 0; ; offset += 50) {
+    const page = await api<{ runs: { batch_id?: number | null }[] }>(`/v2/apps/runs?deployment_id=sandbox-invoices&limit=50&offset=${offset}`);
+    for (const r of page.runs) for (const s of shasOf.get(r.batch_id ?? -1) ?? []) runs.set(s, (runs.get(s) ?? 0) + 1);
+    if (page.runs.length < 50) break;
+  }
+  return { uploads, runs };
+}
+
+/** Every content exactly once in the service's batches and in its runs. */
+async function expectOnceEach(contents: string[]): Promise<void> {
+  const { uploads, runs } = await serviceCounts();
+  expect([...uploads.keys()].sort()).toEqual([...contents].sort());
+  expect([...uploads.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+  expect([...runs.keys()].sort()).toEqual([...contents].sort());
+  expect([...runs.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+}
+
+describe('two agents, one shared folder', () => {
+  it('split 40 files between them, each content uploaded and run once; a duplicate is skipped as processed by the other agent', async () => {
+    const { inbox, share } = await setUp();
+    const alpha = await agent('alpha', share);
+    const beta = await agent('beta', share);
+    const fa = await alpha.engine.addFolder(folderSettings(inbox));
+    const fb = await beta.engine.addFolder(folderSettings(inbox));
+    const names = Array.from({ length: 40 }, (_, i) => `invoice-${i + 1}.txt`);
+    const contents = names.map((_, i) => invoice(i + 1));
+    for (const [i, n] of names.entries()) await writeFile(join(inbox, n), contents[i] as string);
+
+    // Every file done at exactly one agent, and skipped at the other with that agent's name.
+    const doneAt = (n: string): Agent[] => [alpha, beta].filter((a) => rows(a, n).some((f) => f.state === 'done'));
+    await waitUntil(() => names.every((n) => doneAt(n).length === 1 && [alpha, beta].every((a) => rows(a, n).some((f) => FINAL.has(f.state)))), 'every file is finished by one agent and seen finished by the other', 60_000);
+    for (const n of names) {
+      const holder = doneAt(n)[0] as Agent;
+      const other = holder === alpha ? beta : alpha;
+      expect(rows(other, n).map((f) => [f.state, f.error])).toEqual([['skipped', `Processed by agent ${holder.name}`]]);
+    }
+    const doneBy = (a: Agent): number => a.store.files.list({ state: 'done' }).length;
+    expect(doneBy(alpha) + doneBy(beta)).toBe(40);
+    // Both took a share of the work (the claims race file by file).
+    expect(doneBy(alpha)).toBeGreaterThan(0);
+    expect(doneBy(beta)).toBeGreaterThan(0);
+    await expectOnceEach(contents.map(sha256));
+
+    // The same content under another name: the agent that processed it knows it locally, the other
+    // one learns it from the share, and neither uploads it again.
+    const holder = doneAt('invoice-7.txt')[0] as Agent;
+    const other = holder === alpha ? beta : alpha;
+    await writeFile(join(inbox, 'copy of invoice 7.txt'), contents[6] as string);
+    await waitUntil(() => [alpha, beta].every((a) => rows(a, 'copy of invoice 7.txt').some((f) => FINAL.has(f.state))), 'the copy is settled at both agents');
+    expect(rows(other, 'copy of invoice 7.txt').map((f) => [f.state, f.error])).toEqual([['skipped', `Processed by agent ${holder.name}`]]);
+    expect(rows(holder, 'copy of invoice 7.txt').map((f) => f.state)).toEqual(['skipped']);
+    await expectOnceEach(contents.map(sha256));
+
+    // The fleet: both agents, each once, none stale, as each engine sees it.
+    for (const [a, folder] of [[alpha, fa], [beta, fb]] as const) {
+      const fleet = a.engine.fleet(folder.id);
+      expect(fleet.map((x) => [x.name, x.self, x.stale]).sort()).toEqual([['alpha', a === alpha, false], ['beta', a === beta, false]]);
+    }
+    await Promise.all([alpha.engine.idle(20_000), beta.engine.idle(20_000)]);
+  });
+
+  it('an agent stopped mid-way (no finishing) has its claimed and batched files taken over within lease + heartbeat; no run starts twice', async () => {
+    // Slow pages keep runs going for a while, so the stop finds batches uploaded and running.
+    const { inbox, share } = await setUp({ pageDelayMs: 150 });
+    const alpha = await agent('alpha', share);
+    const beta = await agent('beta', share);
+    await alpha.engine.addFolder(folderSettings(inbox, { maxFiles: 4, quietMs: 1200, minQuietMs: 1200 }));
+    await beta.engine.addFolder(folderSettings(inbox, { maxFiles: 4, quietMs: 1200, minQuietMs: 1200 }));
+    const names = Array.from({ length: 24 }, (_, i) => `scan-${i + 1}.txt`);
+    const contents = names.map((_, i) => invoice(100 + i));
+    for (const [i, n] of names.entries()) await writeFile(join(inbox, n), contents[i] as string);
+
+    // Stop alpha once a run of its batches is going and more files are claimed: without finishing anything.
+    await waitUntil(() => alpha.store.files.list().some((f) => f.state === 'running'), 'alpha has a run going', 30_000);
+    const alphaOpen = (): FileRow[] => alpha.store.files.list().filter((f) => ['queued', 'uploading', 'uploaded', 'running'].includes(f.state));
+    await alpha.engine.stop();
+    alpha.stopped = true;
+    const stoppedAt = Date.now();
+    const leftOver = alphaOpen();
+    // A run going, and files claimed but not yet in a run.
+    expect(leftOver.filter((f) => f.state === 'running').length).toBeGreaterThan(0);
+    expect(leftOver.filter((f) => f.state !== 'running').length).toBeGreaterThan(0);
+
+    // Beta takes each of them over (its rows leave 'elsewhere') and finishes them.
+    const left = new Set(leftOver.map((f) => f.originalName));
+    await waitUntil(() => names.every((n) => rows(beta, n).some((f) => f.state === 'done') || rows(alpha, n).some((f) => f.state === 'done')), 'every file is done at one of the two', 60_000);
+    for (const n of left) expect(rows(beta, n).map((f) => f.state)).toContain('done');
+    // When beta first took one over: within the lease plus one heartbeat of alpha's stop (plus the
+    // time of the takeover's own requests on a loaded machine, at most half a second).
+    const takenAt = Math.min(...[...left].flatMap((n) => rows(beta, n).flatMap((f) => beta.store.files.history(f.id).filter((e) => e.fromState === 'elsewhere' && e.atMs >= stoppedAt).map((e) => e.atMs))));
+    expect(takenAt - stoppedAt).toBeLessThanOrEqual(LEASE_MS + HEARTBEAT_MS + 500);
+    await expectOnceEach(contents.map(sha256));
+    // Nothing of the taken-over files is left in the inbox's way: all are still there (keep is the default), none lost.
+    expect((await readdir(inbox)).sort()).toEqual([...names].sort());
+    await beta.engine.idle(20_000);
+  });
+
+  it('a folder without a share is not touched by shares: no claim, no fleet, files done as before', async () => {
+    const { inbox } = await setUp();
+    let made = 0;
+    const counting: ShareFactory = (o) => {
+      made++;
+      return shareFactory()(o);
+    };
+    const solo = await agent('solo', counting);
+    const folder = await solo.engine.addFolder({ path: inbox, deployment: 'sandbox-invoices', ...FAST_FOLDER });
+    await writeFile(join(inbox, 'a.txt'), invoice(1));
+    await waitUntil(() => solo.store.files.list().some((f) => f.state === 'done'), 'a.txt is done');
+    await writeFile(join(inbox, 'b.txt'), invoice(1));
+    await waitUntil(() => solo.store.files.list().filter((f) => FINAL.has(f.state)).length === 2, 'both files settled');
+    expect(solo.store.files.list().map((f) => f.state).sort()).toEqual(['done', 'skipped']);
+    expect(solo.store.files.list().find((f) => f.state === 'skipped')?.error).toMatch(/^Already processed: same content as/);
+    expect(made).toBe(0);
+    expect(solo.engine.fleet(folder.id)).toEqual([]);
+    expect(solo.store.files.list().every((f) => f.handledBy === null)).toBe(true);
+  });
+});
