@@ -22,7 +22,7 @@ import { FolderWatcher, type StableFile } from './watch/watcher.js';
 import { Fifo } from './pipeline/fifo.js';
 import { notRegular } from './watch/file-kind.js';
 import { canSeeWriters, openForWriting } from './watch/writers.js';
-import { SharedFolders, type ShareFactory } from './pipeline/shared-folder.js';
+import { joinServiceShare, SharedFolders, type ShareFactory } from './pipeline/shared-folder.js';
 import type { FleetAgent } from './share/api.js';
 
 export interface EngineOptions {
@@ -40,7 +40,7 @@ export interface EngineOptions {
   uploadConcurrency?: number;
   /** Delay before a batch that failed for a transient reason is tried again; doubles up to maxMs. */
   retry?: { initialMs: number; maxMs: number };
-  /** Shared folders (issue 15): how this agent joins a folder's share. Absent: a shared folder cannot start. */
+  /** Shared folders (issue 15): how this agent joins a folder's share. Default: the share protocol over the service's files. */
   share?: ShareFactory;
   /** What other agents of a share call this one (`--agent-name`); default: the host name. */
   agentName?: string;
@@ -131,7 +131,7 @@ export class Engine extends EventEmitter<EngineEvents> {
         await this.uploadsFirst();
         return fn();
       });
-    this.shared = new SharedFolders(this.ctx, o.share, o.agentName, {
+    this.shared = new SharedFolders(this.ctx, o.share ?? joinServiceShare, o.agentName, {
       plan: (folderId, f) => {
         const loop = this.folders.get(folderId);
         if (loop) this.plan(loop, f);
@@ -562,6 +562,11 @@ export class Engine extends EventEmitter<EngineEvents> {
   /** The agents of a shared folder's share, as of the last heartbeat look (empty for a folder not shared or not running). */
   fleet(folderId: number): FleetAgent[] {
     return this.shared.fleet(folderId);
+  }
+
+  /** Calls this agent made to the service for a shared folder's share, by kind (for calls per file). */
+  shareCalls(folderId: number): Record<string, number> {
+    return this.shared.shareOf(folderId)?.calls() ?? {};
   }
 
   status(): EngineStatus {

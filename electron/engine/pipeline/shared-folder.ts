@@ -5,10 +5,14 @@
  * agents finished, which agent now holds what, and work taken over (share-takeover.ts).
  * A folder without a share never reaches a Share: every hook is a no-op for it.
  */
+import { hostname } from 'node:os';
 import { relative, sep } from 'node:path';
-import type { HotFolderSettings } from '../../../shared/hot-folder.js';
+import { validateFolderSettings, type HotFolderSettings } from '../../../shared/hot-folder.js';
 import type { ServiceClient } from '../service/index.js';
 import type { FleetAgent, Share, ShareBatchRecord, ShareSettings } from '../share/api.js';
+import { defaultCoordinationFolder } from '../share/default-folder.js';
+import { serviceShareFiles } from '../share/files.js';
+import { createShare } from '../share/protocol.js';
 import type { BatchRow, FileRow, FolderRow } from '../store/index.js';
 import { inWords, log, setState, technical, type PipelineContext } from './context.js';
 import { importTakeovers, type TakeoverHost } from './share-takeover.js';
@@ -24,7 +28,16 @@ export interface ShareOpenOptions {
   agentName: string;
   client: ServiceClient;
 }
-export type ShareFactory = (o: ShareOpenOptions) => Share;
+export type ShareFactory = (o: ShareOpenOptions) => Share | Promise<Share>;
+
+/**
+ * The share protocol over the service's filesystem API (share/protocol.ts); a share without its
+ * own coordination folder uses the account's default one (share/default-folder.ts).
+ */
+export const joinServiceShare: ShareFactory = async (o) => {
+  const coordinationFolder = o.settings.coordinationFolder || (await defaultCoordinationFolder(o.client));
+  return createShare(serviceShareFiles(o.client), { ...o.settings, coordinationFolder }, { id: o.agentId, name: o.agentName, host: hostname(), pid: process.pid });
+};
 
 /** Re-checks the uploader and follower make before their irreversible steps; no-ops for unshared folders. */
 export interface ShareHooks {
@@ -70,7 +83,7 @@ export class SharedFolders implements ShareHooks {
 
   constructor(
     private readonly ctx: PipelineContext,
-    private readonly factory: ShareFactory | undefined,
+    private readonly factory: ShareFactory,
     private readonly agentName: string | undefined,
     private readonly host: TakeoverHost,
   ) {}
@@ -78,14 +91,39 @@ export class SharedFolders implements ShareHooks {
   /** Starts the folder's share (first heartbeat written) and its poll; re-watches files another agent held at the last stop. */
   async open(folder: FolderRow, settings: HotFolderSettings): Promise<void> {
     if (!settings.share) return;
-    if (!this.factory) throw new Error(`${folder.path} is shared (${settings.share.name}), but this DocSync cannot join shares`);
     const agentId = this.ctx.store.share.agentId();
-    const share = this.factory({ folderId: folder.id, folderPath: folder.path, settings: settings.share, agentId, agentName: this.agentName ?? agentId.replace(/-[0-9a-f]{8}$/, ''), client: this.ctx.client });
+    const share = await this.factory({ folderId: folder.id, folderPath: folder.path, settings: settings.share, agentId, agentName: this.agentName ?? agentId.replace(/-[0-9a-f]{8}$/, ''), client: this.ctx.client });
     await share.start();
     const m: Member = { folder, settings, share, polling: false };
+    try {
+      await this.readopt(m);
+    } catch (e) {
+      await share.stop().catch(() => undefined);
+      throw e;
+    }
     this.members.set(folder.id, m);
     for (const f of this.ctx.store.files.list({ folderId: folder.id, state: 'elsewhere' })) if (f.sha256) share.watch(f.sha256, relOf(folder.path, f.path));
     this.arm(m);
+  }
+
+  /**
+   * After a restart: the contents this agent had in work are claimed again (the share gives an
+   * agent back its own claims, with their batches); what another agent took over meanwhile is left
+   * to it, what one finished is skipped. Until this is done the folder's batches wait (member()).
+   */
+  private async readopt(m: Member): Promise<void> {
+    const rows = this.ctx.store.files.list({ folderId: m.folder.id }).filter((f) => f.sha256 && ['queued', 'uploading', 'uploaded', 'running'].includes(f.state));
+    for (const f of rows) {
+      const outcome = await m.share.claim(f.sha256 as string, relOf(m.folder.path, f.path), f.size);
+      if (outcome.kind === 'held') this.elsewhere(m, f, outcome.holderName);
+      // Finished by this agent just before it stopped: its follower records the end here.
+      else if (outcome.kind === 'finished' && outcome.holderId !== m.share.agentId) {
+        this.ctx.store.transaction(() => {
+          if (f.batchId !== null) this.ctx.store.files.assign(f.id, { safeName: null, batchId: null, servicePath: null });
+          setState(this.ctx, f.id, 'skipped', finishedElsewhere(outcome.holderName, outcome.outcome, outcome.reason));
+        });
+      }
+    }
   }
 
   async close(folderId: number): Promise<void> {
@@ -108,9 +146,26 @@ export class SharedFolders implements ShareHooks {
     return folderId === null ? undefined : this.members.get(folderId)?.share;
   }
 
+  /** The folder's share; a shared folder whose share is not joined (yet, or any more) makes the step wait: tried again later. */
   private member(folderId: number | null): Member | undefined {
-    return folderId === null ? undefined : this.members.get(folderId);
+    if (folderId === null) return undefined;
+    const m = this.members.get(folderId);
+    if (m) return m;
+    const row = this.ctx.store.folders.get(folderId);
+    if (row && this.isShared(row)) throw new TryLater(new Error(`DocSync is still joining the other computers that share ${row.path}`));
+    return undefined;
   }
+
+  /** Whether a folder's settings name a share (kept per settings version: asked for every file of every folder). */
+  private isShared(row: FolderRow): boolean {
+    const known = this.sharedKnown.get(row.id);
+    if (known && known.updatedMs === row.updatedMs) return known.shared;
+    const v = validateFolderSettings(row.settings);
+    const shared = v.ok && v.settings.share !== null;
+    this.sharedKnown.set(row.id, { updatedMs: row.updatedMs, shared });
+    return shared;
+  }
+  private readonly sharedKnown = new Map<number, { updatedMs: number; shared: boolean }>();
 
   // ---- intake ------------------------------------------------------------------------------
 
@@ -130,11 +185,14 @@ export class SharedFolders implements ShareHooks {
       setState(this.ctx, f.id, 'skipped', finishedElsewhere(outcome.holderName, outcome.outcome, outcome.reason));
       return null;
     }
-    // Held by this agent: either its own claim from before a restart (take it), or a second file of
-    // the same content in work here now (it waits, like one held elsewhere, and is skipped once that one ends).
-    const mineBefore = outcome.kind === 'held' && outcome.holderId === m.share.agentId && !this.inWorkHere(folderId, f);
-    if (outcome.kind === 'held' && !mineBefore) {
+    if (outcome.kind === 'held') {
       this.elsewhere(m, cur, outcome.holderName);
+      return null;
+    }
+    // Won, as this agent holds the content already: its own claim from before a restart (taken), or
+    // another file of the same content on its way here now: that one waits and is skipped once the first ends.
+    if (this.ctx.store.share.contentInWork(folderId, f.sha256, f.id)) {
+      this.elsewhere(m, cur, m.share.agentName, false);
       return null;
     }
     return this.ctx.store.transaction(() => {
@@ -143,19 +201,14 @@ export class SharedFolders implements ShareHooks {
     });
   }
 
-  /** Another row of this folder with the same content is on its way here. */
-  private inWorkHere(folderId: number, f: FileRow): boolean {
-    return this.ctx.store.files.list({ folderId }).some((o) => o.id !== f.id && o.sha256 === f.sha256 && ['queued', 'uploading', 'uploaded', 'running'].includes(o.state));
-  }
-
-  /** Leaves the file to another agent, watching its content. */
-  private elsewhere(m: Member, f: FileRow, holderName: string | null): void {
+  /** Leaves the file to another agent (or to another file of this agent), watching its content. */
+  private elsewhere(m: Member, f: FileRow, holderName: string | null, watch = true): void {
     this.ctx.store.transaction(() => {
       if (f.batchId !== null) this.ctx.store.files.assign(f.id, { safeName: null, batchId: null, servicePath: null });
       if (holderName !== null) this.ctx.store.files.setHandledBy(f.id, holderName);
       setState(this.ctx, f.id, 'elsewhere');
     });
-    if (f.sha256) m.share.watch(f.sha256, relOf(m.folder.path, f.path));
+    if (f.sha256 && watch) m.share.watch(f.sha256, relOf(m.folder.path, f.path));
   }
 
   // ---- hooks for the uploader and the follower ------------------------------------------------
@@ -181,8 +234,16 @@ export class SharedFolders implements ShareHooks {
   async beginBatch(b: BatchRow): Promise<void> {
     const m = this.member(b.folderId);
     if (!m || !b.name || this.recorded.has(b.name)) return;
-    await this.retrying('the share could not record the batch', () => m.share.batched(this.record(m, b)));
-    this.recorded.add(b.name);
+    const name = b.name;
+    await this.retrying('the share could not record the batch', async () => {
+      try {
+        await m.share.batched(this.record(m, b));
+      } catch (e) {
+        // Recorded already, before a restart: the share gave this agent its batch back with its contents.
+        if (!(await m.share.stillMineBatch(name))) throw e;
+      }
+    });
+    this.recorded.add(name);
   }
 
   async mayUpload(b: BatchRow, f: FileRow): Promise<boolean> {
@@ -229,6 +290,11 @@ export class SharedFolders implements ShareHooks {
     if (!m || !f.sha256) return true;
     // Recorded before the file moves: after a crash in between every agent still skips the content.
     await m.share.finished(f.sha256, failure ? 'failed' : 'done', failure);
+    // Files of the same content that waited for this one here are settled with it.
+    const reason = failure ? finishedElsewhere(m.share.agentName, 'failed', failure) : `Already processed: same content as ${f.originalName}\n${f.path}`;
+    this.ctx.store.transaction(() => {
+      for (const id of this.ctx.store.share.waitingElsewhere(m.folder.id, f.sha256 as string)) if (id !== f.id) setState(this.ctx, id, 'skipped', reason);
+    });
     return m.share.stillMine(f.sha256);
   }
 
@@ -262,13 +328,13 @@ export class SharedFolders implements ShareHooks {
   /** Finished contents are skipped here; contents that changed hands show their new holder. */
   private apply(m: Member, finished: { sha256: string; holderName: string; outcome: 'done' | 'failed'; reason: string | null }[], moved: { sha256: string; holderName: string }[]): void {
     if (finished.length === 0 && moved.length === 0) return;
-    const waiting = this.ctx.store.files.list({ folderId: m.folder.id, state: 'elsewhere' });
+    const waiting = (sha: string): number[] => this.ctx.store.share.waitingElsewhere(m.folder.id, sha);
     this.ctx.store.transaction(() => {
       for (const x of finished) {
-        for (const f of waiting) if (f.sha256 === x.sha256) setState(this.ctx, f.id, 'skipped', finishedElsewhere(x.holderName, x.outcome, x.reason));
+        for (const id of waiting(x.sha256)) setState(this.ctx, id, 'skipped', finishedElsewhere(x.holderName, x.outcome, x.reason));
         m.share.unwatch(x.sha256);
       }
-      for (const x of moved) for (const f of waiting) if (f.sha256 === x.sha256) this.ctx.store.files.setHandledBy(f.id, x.holderName);
+      for (const x of moved) for (const id of waiting(x.sha256)) this.ctx.store.files.setHandledBy(id, x.holderName);
     });
   }
 }

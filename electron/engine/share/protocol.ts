@@ -9,7 +9,7 @@ import type { ShareFiles } from './files.js';
 import { Liveness, systemClock, type ShareClock } from './liveness.js';
 import {
   ShareRecordError, encode, highestGen, parseBatchGen, parseClaimGen, parseHeartbeat, parseStoredBatch, sharePaths,
-  type ClaimGen, type ClaimState, type Heartbeat, type Progress, type SharePaths, type StoredBatch,
+  type BatchGen, type ClaimGen, type ClaimState, type Heartbeat, type Progress, type SharePaths, type StoredBatch,
 } from './records.js';
 
 export interface ShareAgentInfo {
@@ -77,7 +77,11 @@ class ShareProtocol implements ShareAgent {
   readonly #live: Liveness;
   readonly #holds = new Map<string, Hold>();
   readonly #batches = new Map<string, HeldBatch>();
+  /** Every file a batch was made with: its stored record always lists them all, so no taker misses one. */
+  readonly #members = new Map<string, ShareBatchFile[]>();
   readonly #watched = new Map<string, Watched>();
+  /** The holder of each batch held elsewhere, as last read: a batched content moves with its batch, so that holder's liveness counts. */
+  readonly #batchHolders = new Map<string, string>();
   readonly #beats = new Map<string, Heartbeat>();
   #seq = 0;
   #lastBeatStart = Number.NEGATIVE_INFINITY;
@@ -244,6 +248,7 @@ class ShareProtocol implements ShareAgent {
     // The record before the contents point at it: a taker that finds a content in this batch finds its record.
     await this.files.overwrite(this.#p.batch(record.name), encode({ ...record, agent: this.agentId, gen: 1 } satisfies StoredBatch));
     this.#batches.set(record.name, { gen: 1, lost: false });
+    this.#members.set(record.name, record.files);
     await Promise.all(mine.map(async (f) => {
       const h = this.#holds.get(f.sha256) as Hold;
       if (h.lost || h.state !== 'claimed') return;
@@ -262,7 +267,17 @@ class ShareProtocol implements ShareAgent {
     check(b !== undefined, `the batch ${record.name} is not one of this agent's`);
     if (!b || b.lost) return;
     if ((await this.#fence()) && (await this.#batchMoved(record.name, b))) return;
-    await this.files.overwrite(this.#p.batch(record.name), encode({ ...record, agent: this.agentId, gen: b.gen } satisfies StoredBatch));
+    await this.files.overwrite(this.#p.batch(record.name), encode({ ...record, files: this.#allFiles(record), agent: this.agentId, gen: b.gen } satisfies StoredBatch));
+  }
+
+  /** The engine's files (uploads as it says) and the batch's other members, as they were. */
+  #allFiles(record: ShareBatchRecord): ShareBatchFile[] {
+    const given = new Map(record.files.map((f) => [f.sha256, f]));
+    const members = this.#members.get(record.name) ?? [];
+    const all = members.map((m) => given.get(m.sha256) ?? m);
+    for (const f of record.files) if (!members.some((m) => m.sha256 === f.sha256)) all.push(f);
+    this.#members.set(record.name, all);
+    return all;
   }
 
   async #batchMoved(name: string, b: HeldBatch): Promise<boolean> {
@@ -353,7 +368,8 @@ class ShareProtocol implements ShareAgent {
     const triedBatches = new Set<string>();
     for (const [sha, w] of [...this.#watched]) {
       if (!this.#watched.has(sha)) continue; // taken along with a batch earlier in this loop
-      const holderStale = w.cur !== null && this.#isStale(w.cur.agent);
+      const batchHolder = w.cur?.batch === undefined ? undefined : this.#batchHolders.get(w.cur.batch);
+      const holderStale = w.cur !== null && (this.#isStale(w.cur.agent) || (batchHolder !== undefined && this.#isStale(batchHolder)));
       const due = this.clock.now() - w.lastLookAt >= this.#lease;
       if (!holderStale && !due) continue;
       // Cheap look first: nothing new while the next generation does not exist.
@@ -380,10 +396,10 @@ class ShareProtocol implements ShareAgent {
       } else if (cur.state === 'released' || (cur.state === 'claimed' && this.#isStale(cur.agent))) {
         const t = await this.#takeContent(sha, w, cur);
         if (t) news.takeovers.push(t);
-      } else if (cur.state === 'batched' && cur.batch !== undefined && !triedBatches.has(cur.batch) && this.#isStale(cur.agent)) {
+      } else if (cur.state === 'batched' && cur.batch !== undefined && !triedBatches.has(cur.batch)) {
+        // Looked at every lease even while the content's holder lives: the batch may have moved to an agent that died.
         triedBatches.add(cur.batch);
-        const t = await this.#takeBatch(cur.batch);
-        if (t) news.takeovers.push(t);
+        news.takeovers.push(...(await this.#takeBatch(cur.batch)));
       }
     }
     return news;
@@ -400,53 +416,76 @@ class ShareProtocol implements ShareAgent {
     return { kind: 'content', sha256: sha, rel: w.rel };
   }
 
-  /** Takes a batch whose holder went stale: its next generation, then each of its contents that still belongs to it. */
-  async #takeBatch(name: string): Promise<Takeover | null> {
+  /**
+   * Takes a batch whose holder went stale: its next generation, then each of its contents that still
+   * belongs to it. A content its creator had not yet marked batched (paused or killed in the middle
+   * of batched()) is taken alone instead, racing that very mark: so no content is left behind.
+   */
+  async #takeBatch(name: string): Promise<Takeover[]> {
     const gen = highestGen(await this.files.list(this.#p.batchGens(name)));
-    if (gen === 0) return null;
-    const path = this.#p.batchGen(name, gen);
-    const bytes = await this.files.read(path);
-    if (!bytes) return null;
-    const holder = parseBatchGen(path, bytes, gen);
+    if (gen === 0) return [];
+    const holder = await this.#batchGenRecord(name, gen);
+    if (!holder) return [];
+    this.#batchHolders.set(name, holder.agent);
     if (!this.#beats.has(holder.agent)) this.#live.observe(holder.agent, null); // no heartbeat record: missing since now
-    if (holder.agent === this.agentId || !this.#isStale(holder.agent)) return null;
+    if (holder.agent === this.agentId || !this.#isStale(holder.agent)) return [];
     await this.#fence();
     const mine = { agent: this.agentId, name: this.agentName, gen: gen + 1, at: this.clock.wallNow() };
-    if ((await this.files.create(this.#p.batchGen(name, mine.gen), encode(mine))) === 'exists') return null;
-    this.#batches.set(name, { gen: mine.gen, lost: false });
+    if ((await this.files.create(this.#p.batchGen(name, mine.gen), encode(mine))) === 'exists') return [];
+    const held: HeldBatch = { gen: mine.gen, lost: false };
+    this.#batches.set(name, held);
+    const creator = gen === 1 ? holder : await this.#batchGenRecord(name, 1);
     const recPath = this.#p.batch(name);
     const recBytes = await this.files.read(recPath);
     const stored = recBytes ? parseStoredBatch(recPath, recBytes) : null;
-    const listed = stored?.files ?? [];
-    const taken = await Promise.all(listed.map((f) => this.#takeBatchedContent(f, name, mine.gen)));
-    const files = listed.filter((_, i) => taken[i]);
-    const dropped = listed.filter((_, i) => !taken[i]);
+    const members = stored?.files ?? [];
+    this.#members.set(name, members);
+    const fates = await Promise.all(members.map((f) => this.#takeMember(f, name, mine.gen, creator?.agent ?? null)));
+    const files = members.filter((_, i) => fates[i] === 'batch');
+    const dropped = members.filter((_, i) => fates[i] !== 'batch');
+    const alone: Takeover[] = members.filter((_, i) => fates[i] === 'alone').map((f) => ({ kind: 'content', sha256: f.sha256, rel: f.rel }));
     const record: ShareBatchRecord = {
       name, plan: stored?.plan ?? '', serviceBatchId: stored?.serviceBatchId ?? null, servicePath: stored?.servicePath ?? null, files, run: stored?.run ?? null,
     };
-    await this.files.overwrite(recPath, encode({ ...record, agent: this.agentId, gen: mine.gen } satisfies StoredBatch));
-    return { kind: 'batch', record, dropped };
+    await this.files.overwrite(recPath, encode({ ...record, files: members, agent: this.agentId, gen: mine.gen } satisfies StoredBatch));
+    // Paused while taking it? Then another agent may hold the batch already: hand the engine only what stayed here.
+    if (await this.#batchMoved(name, held)) return alone;
+    return [{ kind: 'batch', record, dropped }, ...alone];
+  }
+
+  async #batchGenRecord(name: string, gen: number): Promise<BatchGen | null> {
+    const path = this.#p.batchGen(name, gen);
+    const bytes = await this.files.read(path);
+    return bytes ? parseBatchGen(path, bytes, gen) : null;
   }
 
   /**
-   * A content of a batch just taken comes along while its newest generation is batched in that batch
-   * at an older batch generation. Only the batch's holders make such generations (nobody takes a
-   * batched content alone), so a lost race here means an old holder finished it or passed it on.
+   * One member of a batch just taken. With the batch ('batch') while its newest generation is batched
+   * in it at an older batch generation: only the batch's holders make those, and a lost race means
+   * an older holder finished it or one more holder came between (then the loop looks again). Alone
+   * ('alone') while its creator still holds it only as claimed. Otherwise someone else has it.
    */
-  async #takeBatchedContent(f: ShareBatchFile, name: string, batchGen: number): Promise<boolean> {
+  async #takeMember(f: ShareBatchFile, name: string, batchGen: number, creator: string | null): Promise<'batch' | 'alone' | 'dropped'> {
     for (let attempt = 0; attempt < 10; attempt++) {
       const cur = await this.#current(f.sha256).catch((e: unknown) => {
         if (e instanceof ShareRecordError) return null;
         throw e;
       });
-      if (!cur || cur.state !== 'batched' || cur.batch !== name || (cur.batchGen ?? 0) >= batchGen) return false;
-      const next = this.#claimRecord(f.sha256, cur.gen + 1, f.rel, cur.size, 'batched', { batch: name, batchGen });
+      if (!cur) return 'dropped';
+      let next: ClaimGen;
+      if (cur.state === 'batched' && cur.batch === name && (cur.batchGen ?? 0) < batchGen) {
+        next = this.#claimRecord(f.sha256, cur.gen + 1, f.rel, cur.size, 'batched', { batch: name, batchGen });
+      } else if (cur.state === 'claimed' && cur.agent === creator && cur.agent !== this.agentId) {
+        next = this.#claimRecord(f.sha256, cur.gen + 1, f.rel, cur.size, 'claimed');
+      } else {
+        return 'dropped';
+      }
       if ((await this.files.create(this.#p.claim(f.sha256, next.gen), encode(next))) === 'created') {
         this.#hold(f.sha256, next);
-        return true;
+        return next.state === 'batched' ? 'batch' : 'alone';
       }
     }
-    return false;
+    return 'dropped';
   }
 
   #isStale(agentId: string): boolean {

@@ -27,6 +27,9 @@ export function shareQueries(db: Db, now: () => number = Date.now) {
     'INSERT INTO share_agents (folder_id, agent_id, name, host, last_heartbeat_ms, in_flight, is_self, stale, seen_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const all = db.prepare<[], RawAgent>('SELECT * FROM share_agents ORDER BY folder_id, is_self DESC, name');
   const revive = db.prepare<[number]>('UPDATE batches SET deleted_ms = NULL WHERE id = ?');
+  const inWork = db.prepare<[number, string, number], { id: number }>(
+    "SELECT id FROM files WHERE folder_id = ? AND sha256 = ? AND id != ? AND state IN ('queued', 'uploading', 'uploaded', 'running') LIMIT 1");
+  const waiting = db.prepare<[number, string], { id: number }>("SELECT id FROM files WHERE folder_id = ? AND sha256 = ? AND state = 'elsewhere' ORDER BY id");
   const setFleet = db.transaction((folderId: number, agents: readonly FleetAgent[]) => {
     clear.run(folderId);
     const t = now();
@@ -49,6 +52,14 @@ export function shareQueries(db: Db, now: () => number = Date.now) {
         folderId: r.folder_id, id: r.agent_id, name: r.name, host: r.host, lastHeartbeatMs: r.last_heartbeat_ms, inFlight: r.in_flight,
         self: r.is_self === 1, stale: r.stale === 1, seenMs: r.seen_ms,
       }));
+    },
+    /** Another file of the folder with this content is on its way through this agent (queued to running). */
+    contentInWork(folderId: number, sha256: string, exceptId: number): boolean {
+      return inWork.get(folderId, sha256, exceptId) !== undefined;
+    },
+    /** Files of the folder with this content that wait for another agent (state 'elsewhere'). */
+    waitingElsewhere(folderId: number, sha256: string): number[] {
+      return waiting.all(folderId, sha256).map((r) => r.id);
     },
     /** A batch given up earlier (another agent took it) is this agent's again: it was taken back over. */
     reviveBatch(batchId: number): void {

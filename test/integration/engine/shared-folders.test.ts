@@ -15,7 +15,7 @@ import type { RunningSandbox } from '../../../sandbox/index.js';
 import { FAST_FOLDER } from '../../helpers/engine.js';
 import { invoiceText } from '../../helpers/pdf-fixtures.js';
 import { sandbox } from '../../helpers/sandbox.js';
-import { resetShares, shareFactory } from '../../helpers/share.js';
+import { shareFactory } from '../../helpers/share.js';
 import { waitUntil } from '../../helpers/wait.js';
 
 const LEASE_MS = 2000;
@@ -34,7 +34,6 @@ afterEach(async () => {
     a.store.close();
   }
   agents = [];
-  resetShares();
   await sb?.close();
   sb = undefined;
   if (root) await rm(root, { recursive: true, force: true });
@@ -161,12 +160,26 @@ describe('two agents, one shared folder', () => {
     expect(rows(holder, 'copy of invoice 7.txt').map((f) => f.state)).toEqual(['skipped']);
     await expectOnceEach(contents.map(sha256));
 
-    // The fleet: both agents, each once, none stale, as each engine sees it.
+    // Two files of one new content at once: one upload, one run, both files settled at both agents.
+    const twin = invoice(999);
+    await Promise.all([writeFile(join(inbox, 'twin-a.txt'), twin), writeFile(join(inbox, 'twin-b.txt'), twin)]);
+    const twins = ['twin-a.txt', 'twin-b.txt'];
+    await waitUntil(() => [alpha, beta].every((a) => twins.every((n) => rows(a, n).some((f) => FINAL.has(f.state)))), 'both twins are settled at both agents');
+    expect([alpha, beta].flatMap((a) => twins.flatMap((n) => rows(a, n).filter((f) => f.state === 'done'))).length).toBe(1);
+    await expectOnceEach([...contents, twin].map(sha256));
+
+    // The fleet: both agents, each once, none stale, as each engine sees it, and as it stores it for `docsync status`.
     for (const [a, folder] of [[alpha, fa], [beta, fb]] as const) {
       const fleet = a.engine.fleet(folder.id);
       expect(fleet.map((x) => [x.name, x.self, x.stale]).sort()).toEqual([['alpha', a === alpha, false], ['beta', a === beta, false]]);
+      await waitUntil(() => a.store.share.fleet().length === 2, 'the fleet is stored');
+      expect(a.store.share.fleet().map((x) => [x.folderId, x.name, x.self])).toEqual([[folder.id, a.name, true], [folder.id, a === alpha ? 'beta' : 'alpha', false]]);
     }
     await Promise.all([alpha.engine.idle(20_000), beta.engine.idle(20_000)]);
+    // Calls to the service's files for the share, both agents together, per file that arrived (43).
+    const calls = [[alpha, fa], [beta, fb]].flatMap(([a, f]) => Object.values((a as Agent).engine.shareCalls((f as { id: number }).id))).reduce((x, y) => x + y, 0);
+    console.log(`share calls: ${calls} for 43 files, ${(calls / 43).toFixed(1)} per file (two agents)`);
+    expect(calls).toBeGreaterThan(43);
   });
 
   it('an agent stopped mid-way (no finishing) has its claimed and batched files taken over within lease + heartbeat; no run starts twice', async () => {
@@ -203,6 +216,26 @@ describe('two agents, one shared folder', () => {
     // Nothing of the taken-over files is left in the inbox's way: all are still there (keep is the default), none lost.
     expect((await readdir(inbox)).sort()).toEqual([...names].sort());
     await beta.engine.idle(20_000);
+  });
+
+  it('an agent restarted on its data home takes its own claims and batches back: each content still uploaded and run once', async () => {
+    const { inbox, share } = await setUp({ pageDelayMs: 100 });
+    const alpha = await agent('alpha', share);
+    const beta = await agent('beta', share);
+    await alpha.engine.addFolder(folderSettings(inbox, { maxFiles: 4 }));
+    await beta.engine.addFolder(folderSettings(inbox, { maxFiles: 4 }));
+    const names = Array.from({ length: 16 }, (_, i) => `page-${i + 1}.txt`);
+    const contents = names.map((_, i) => invoice(300 + i));
+    for (const [i, n] of names.entries()) await writeFile(join(inbox, n), contents[i] as string);
+    await waitUntil(() => alpha.store.files.list().some((f) => f.state === 'running' || f.state === 'uploaded'), 'alpha has a batch sent', 30_000);
+    await alpha.engine.stop();
+    // The same data home again (same store, same agent id), at once: well within its lease.
+    const again = new Engine({ store: alpha.store, client: alpha.client, home: join(root as string, 'home-alpha'), share, agentName: 'alpha', poll: { initialMs: 50, maxMs: 200, reviewMs: 200 }, retry: { initialMs: 50, maxMs: 500 } });
+    alpha.engine = again;
+    await again.start();
+    await waitUntil(() => names.every((n) => [alpha, beta].some((a) => rows(a, n).some((f) => f.state === 'done'))), 'every file is done at one of the two', 60_000);
+    await expectOnceEach(contents.map(sha256));
+    await waitUntil(() => names.every((n) => [alpha, beta].every((a) => rows(a, n).some((f) => FINAL.has(f.state)))), 'every file is settled at both', 20_000);
   });
 
   it('a folder without a share is not touched by shares: no claim, no fleet, files done as before', async () => {

@@ -106,7 +106,8 @@ describe('files.transition: persisted with its event, in one transaction', () =>
     s.files.transition(a.id, 'done');
     const c = s.files.countByState();
     expect(c).toMatchObject({ discovered: 1, done: 1, failed: 0, uploading: 0 });
-    expect(Object.keys(c)).toHaveLength(9);
+    expect(Object.keys(c)).toHaveLength(10);
+    expect(c.elsewhere).toBe(0);
     expect(s.files.list({ state: 'done' }).map((x) => x.id)).toEqual([a.id]);
   });
 });

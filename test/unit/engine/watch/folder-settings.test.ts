@@ -28,6 +28,7 @@ describe('validateFolderSettings', () => {
         run: { tags: [], customKeys: {}, pdfPasswords: {}, postProcessPdf: false },
         outputDir: null,
         reprocessDuplicates: false,
+        share: null,
       },
     });
     expect(FOLDER_DEFAULTS.batching.quietMs).toBe(10_000);

@@ -1,0 +1,111 @@
+/**
+ * A small stand-in for the engine of one agent in the schedule tests. It acts only through the
+ * share protocol (claim -> batch -> per file stillMine + upload -> stillMineBatch + run start ->
+ * finished + stillMine + archive) and does every irreversible act in the World, which checks it.
+ * As in the engine, the code between a successful re-read and its act is synchronous: the one
+ * window rule 7 leaves is the request in flight, which this model makes instant.
+ */
+import type { ShareBatchFile, ShareBatchRecord } from '../../../../electron/engine/share/api.js';
+import type { ShareAgent } from '../../../../electron/engine/share/protocol.js';
+import type { Content, World } from './sim-world.js';
+
+export function startAgent(world: World, share: ShareAgent, actor: string, startAt: number, hbMs: number): void {
+  const { sched } = world;
+  const known = new Map<string, 'mine' | 'elsewhere' | 'skipped'>();
+  const queue: Content[] = [];
+  let batches = 0;
+
+  /** As the engine: a file whose claim moved on goes to `elsewhere` and is watched. */
+  const elsewhere = (f: ShareBatchFile): void => {
+    known.set(f.sha256, 'elsewhere');
+    share.watch(f.sha256, f.rel);
+  };
+
+  const processBatch = async (rec: ShareBatchRecord, dropped: ShareBatchFile[]): Promise<void> => {
+    // The engine takes dropped files out of the service batch before a run is started.
+    if (dropped.length > 0 && !world.runOf(rec.name)) {
+      if (!(await share.stillMineBatch(rec.name))) return rec.files.forEach(elsewhere);
+      for (const d of dropped) world.removeFromBatch(actor, d.sha256, rec.name);
+    }
+    const files = rec.files.map((f) => ({ ...f }));
+    const kept: ShareBatchFile[] = [];
+    for (const f of files) {
+      if (!f.uploaded) {
+        if (!(await share.stillMine(f.sha256))) {
+          elsewhere(f);
+          continue;
+        }
+        world.upload(actor, f.sha256, rec.name);
+        f.uploaded = true;
+        await share.updateBatch({ ...rec, files });
+      }
+      kept.push(f);
+    }
+    // As ensureRun: a run tagged with the batch's name is followed, not started again.
+    let run = world.runOf(rec.name);
+    if (!run) {
+      if (!(await share.stillMineBatch(rec.name))) return kept.forEach(elsewhere);
+      run = world.startRun(actor, rec.name);
+    }
+    await share.updateBatch({ ...rec, files, run: run.id });
+    while (run.finishAt > sched.now) await sched.sleep(actor, 50);
+    for (const f of kept) {
+      const inRun = run.files.has(f.sha256);
+      await share.finished(f.sha256, inRun ? 'done' : 'failed', inRun ? null : 'It was not in the run.');
+      if (await share.stillMine(f.sha256)) world.archive(actor, f.sha256);
+      else elsewhere(f);
+    }
+  };
+
+  const work = async (): Promise<void> => {
+    for (;;) {
+      for (const c of world.present()) {
+        if (known.has(c.sha)) continue;
+        const o = await share.claim(c.sha, c.rel, c.size);
+        if (o.kind === 'won') {
+          known.set(c.sha, 'mine');
+          queue.push(c);
+        } else if (o.kind === 'held') {
+          known.set(c.sha, 'elsewhere');
+          share.watch(c.sha, c.rel);
+        } else {
+          known.set(c.sha, 'skipped');
+        }
+      }
+      while (queue.length > 0) {
+        const take = queue.splice(0, sched.int(1, 3));
+        const rec: ShareBatchRecord = {
+          name: `${actor}-b${++batches}`, plan: '{}', serviceBatchId: null, servicePath: null, run: null,
+          files: take.map((c) => ({ sha256: c.sha, rel: c.rel, safeName: c.rel, size: c.size, mtimeMs: 0, uploaded: false })),
+        };
+        await share.batched(rec);
+        await processBatch(rec, []);
+      }
+      const news = await share.poll();
+      for (const f of news.finished) known.set(f.sha256, 'skipped');
+      for (const t of news.takeovers) {
+        if (t.kind === 'content') {
+          const c = world.contents.find((x) => x.sha === t.sha256);
+          // It may be queued here still: lost to a takeover and taken back since.
+          if (c && !queue.includes(c)) (known.set(c.sha, 'mine'), queue.push(c));
+        } else {
+          for (const f of t.record.files) known.set(f.sha256, 'mine');
+          await processBatch(t.record, t.dropped);
+        }
+      }
+      await sched.sleep(actor, hbMs);
+    }
+  };
+
+  const heartbeat = async (): Promise<void> => {
+    for (;;) {
+      await sched.sleep(actor, hbMs);
+      await share.beat();
+    }
+  };
+
+  sched.enqueue(actor, startAt, () => {
+    // The protocol never throws in this world (no damaged records, no service errors): if it does, that is a finding.
+    void share.start().then(() => Promise.all([heartbeat(), work()])).catch((e: unknown) => world.violations.push(`${actor} stopped on an error: ${(e as Error).stack}`));
+  });
+}
