@@ -105,6 +105,12 @@ export async function checkFleetRun(x: FleetRunInput): Promise<{ broken: Record<
   const inRuns = new Map<string, string[]>();
   for (const r of runs) for (const sha of shasOfBatch.get(r.batch_id ?? -1) ?? []) inRuns.set(sha, [...(inRuns.get(sha) ?? []), `${r.id} (${r.status})`]);
 
+  // A content's generations and progress in a few words, for the messages.
+  const history = (sha: string): string => {
+    const c = claims.get(sha);
+    const g = (c?.gens ?? []).map((x) => `${x.gen}:${x.name} ${x.state ?? ''}${(x as Progress).batch ? ` ${(x as Progress).batch}` : ''}`.trim());
+    return `claims [${g.join(', ')}], progress ${c?.progress ? `${c.progress.stage} by ${c.progress.name}${c.progress.reason ? ` (${c.progress.reason})` : ''}` : 'none'}`;
+  };
   const broken: Record<string, string[]> = {
     'every content is in the service batches exactly once': [],
     'no content went into two runs': [],
@@ -118,17 +124,17 @@ export async function checkFleetRun(x: FleetRunInput): Promise<{ broken: Record<
 
   for (const sha of shas) {
     const where = inBatches.get(sha) ?? [];
-    if (where.length !== 1) once!.push(`${label(sha)} is in ${where.length} batch files: ${where.join(', ') || 'none'}`);
+    if (where.length !== 1) once!.push(`${label(sha)} is in ${where.length} batch files: ${where.join(', ') || 'none'}; ${history(sha)}`);
     const r = inRuns.get(sha) ?? [];
     if (r.length > 1) twoRuns!.push(`${label(sha)} went into runs ${r.join(', ')}`);
     const c = claims.get(sha)!;
     const holder = c.gens.at(-1);
     const p = c.progress;
     if (!holder) finished!.push(`${label(sha)} was never claimed`);
-    else if (!p || !['done', 'failed'].includes(p.stage)) finished!.push(`${label(sha)}: held by ${holder.name} (gen ${holder.gen}) but its progress is ${p ? p.stage : 'missing'}`);
+    else if (!p || !['done', 'failed'].includes(p.stage)) finished!.push(`${label(sha)}: held by ${holder.name} (gen ${holder.gen}) but its progress is ${p ? p.stage : 'missing'}; ${history(sha)}`);
     else if (p.name !== holder.name) finished!.push(`${label(sha)}: finished by ${p.name}, but ${holder.name} holds it (gen ${holder.gen})`);
     else if (p.stage === 'failed' && !p.reason) finished!.push(`${label(sha)}: failed without a reason`);
-    else if (r.length !== 1) finished!.push(`${label(sha)}: ${p.stage}, but in ${r.length} runs`);
+    else if (r.length !== 1) finished!.push(`${label(sha)}: ${p.stage}, but in ${r.length} runs; ${history(sha)}`);
     else if (p.stage === 'done' && !r[0]!.endsWith('(COMPLETE)')) finished!.push(`${label(sha)}: done, but its run is ${r[0]}`);
   }
   for (const [sha, where] of inBatches) if (!contents.has(sha)) once!.push(`content ${short(sha)} in ${where.join(', ')} was never written into the folder`);

@@ -148,7 +148,9 @@ describe('three agents on one shared folder, under faults, one killed and one pa
     const audit: AuditEntry[] = await svc.audit();
     const report = await checkFleetRun({ svc, C, contents, stores, audit, moments, leaseMs: LEASE_S * 1000, heartbeatMs: HEARTBEAT_S * 1000, emails: { a: agentEmail('a'), b: agentEmail('b'), c: agentEmail('c') }, logs: { b: B.lines, c: Cagent.lines } });
     console.log(report.summary);
-    for (const [rule, broken] of Object.entries(report.broken)) expect(broken.slice(0, 25), `${rule} (${broken.length} broken)`).toEqual([]);
+    // Every rule at once (the first 25 of each), so one run shows all that broke.
+    const broken = Object.entries(report.broken).filter(([, b]) => b.length).map(([rule, b]) => [`${rule}: ${b.length} broken`, b.slice(0, 25)]);
+    expect(Object.fromEntries(broken)).toEqual({});
     // The scenario really happened: work was taken from the killed agent and from the paused one.
     expect(report.takenFrom.a, 'contents taken over from the killed agent').toBeGreaterThan(0);
     expect(report.takenFrom.b, 'contents taken over from the paused agent').toBeGreaterThan(0);
