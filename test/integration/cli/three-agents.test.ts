@@ -135,13 +135,16 @@ describe('three agents on one shared folder, under faults, one killed and one pa
     for (const f of files) contents.set(f.sha, [...(contents.get(f.sha) ?? []), f.name]);
     type Row = { path: string; originalName: string; state: string; error: string | null; sha256: string | null };
     let stores: Record<string, Row[]> = {};
-    await until('every file to be finished on the service and in both surviving agents', 300_000, async () => {
+    let pending: string[] = [];
+    await until('every file to be finished in both surviving agents', 300_000, async () => {
       stores = { b: await B.json<Row[]>(['files']), c: await Cagent.json<Row[]>(['files']) };
       const final = (rows: Row[]): number => new Set(rows.filter((r) => ['done', 'failed', 'skipped'].includes(r.state)).map((r) => r.originalName)).size;
       return final(stores.b!) >= FILES && final(stores.c!) >= FILES;
     }).catch((err: Error) => {
-      const pending = (rows: Row[] = []) => rows.filter((r) => !['done', 'failed', 'skipped'].includes(r.state)).slice(0, 20).map((r) => `${r.originalName} ${r.state}`);
-      throw new Error(`${err.message}\n  b not final: ${pending(stores.b).join(', ')}\n  c not final: ${pending(stores.c).join(', ')}\n  b stderr: ${B.stderr.slice(-2000)}\n  c stderr: ${Cagent.stderr.slice(-2000)}`);
+      // Not fatal here: the checks below say which content is stuck and why (its claim history).
+      const stuck = (agent: string) => (stores[agent] ?? []).filter((r) => !['done', 'failed', 'skipped'].includes(r.state)).map((r) => `${agent}: ${r.originalName} ${r.state}`);
+      pending = [err.message, ...stuck('b'), ...stuck('c')];
+      console.log(`b stderr: ${B.stderr.slice(-1500)}\nc stderr: ${Cagent.stderr.slice(-1500)}`);
     });
     stores.a = await A.json<Row[]>(['files']);
 
@@ -149,7 +152,7 @@ describe('three agents on one shared folder, under faults, one killed and one pa
     const report = await checkFleetRun({ svc, C, contents, stores, audit, moments, leaseMs: LEASE_S * 1000, heartbeatMs: HEARTBEAT_S * 1000, emails: { a: agentEmail('a'), b: agentEmail('b'), c: agentEmail('c') }, logs: { b: B.lines, c: Cagent.lines } });
     console.log(report.summary);
     // Every rule at once (the first 25 of each), so one run shows all that broke.
-    const broken = Object.entries(report.broken).filter(([, b]) => b.length).map(([rule, b]) => [`${rule}: ${b.length} broken`, b.slice(0, 25)]);
+    const broken = Object.entries({ 'the run ended in time': pending, ...report.broken }).filter(([, b]) => b.length).map(([rule, b]) => [`${rule}: ${b.length} broken`, b.slice(0, 25)]);
     expect(Object.fromEntries(broken)).toEqual({});
     // The scenario really happened: work was taken from the killed agent and from the paused one.
     expect(report.takenFrom.a, 'contents taken over from the killed agent').toBeGreaterThan(0);
