@@ -117,7 +117,7 @@ export async function checkFleetRun(x: FleetRunInput): Promise<{ broken: Record<
     'every content is finished (done, or failed with a reason) by its holder, in one run': [],
     'every file is final in each surviving agent (skipped ones with a reason)': [],
     "the killed agent's work was taken over within lease + one heartbeat": [],
-    'nothing was taken over from a live agent': [],
+    "nothing was taken over before its holder's lease ran out": [],
     'the paused agent did nothing after waking for work that had moved on': [],
   };
   const [once, twoRuns, finished, local, killed, live, paused] = Object.values(broken) as string[][];
@@ -157,7 +157,15 @@ export async function checkFleetRun(x: FleetRunInput): Promise<{ broken: Record<
     }
   }
 
-  // Takeovers: timing against the kill and the pause, from the records' times.
+  // Heartbeats as the service saw them: each agent's successful heartbeat writes (audit log).
+  const beats: Record<string, number[]> = {};
+  for (const [agent, email] of Object.entries(x.emails)) {
+    beats[agent] = x.audit.filter((e) => e.email === email && e.method === 'PUT' && e.path.startsWith(`/v2/files/${C}/agents/`) && e.status >= 200 && e.status < 300).map((e) => e.ts);
+  }
+  const lastBeatBefore = (agent: string, t: number): number => (beats[agent] ?? []).filter((b) => b <= t).at(-1) ?? -Infinity;
+
+  // Takeovers: never before the holder's lease ran out (counted from its last heartbeat the service
+  // took), and the killed agent's within lease + one heartbeat of the kill.
   const takenFrom: Record<string, number> = { a: 0, b: 0, c: 0 };
   const delays: number[] = [];
   const records: [string, Gen[]][] = [...[...claims].map(([sha, c]): [string, Gen[]] => [label(sha), c.gens]), ...[...batchGens].map(([n, g]): [string, Gen[]] => [`batch ${n}`, g])];
@@ -169,34 +177,27 @@ export async function checkFleetRun(x: FleetRunInput): Promise<{ broken: Record<
       takenFrom[prev.name] = (takenFrom[prev.name] ?? 0) + 1;
       const at = atMs(next.at);
       const desc = `${what}: gen ${next.gen} by ${next.name} at ${new Date(at).toISOString()}`;
-      // An observer judges an agent stale a lease after it first saw its last heartbeat, written at most one heartbeat before the kill/stop.
-      const earliest = (t: number): number => t + leaseMs - heartbeatMs - 250;
+      const beat = lastBeatBefore(prev.name, at);
+      // 250 ms: the audit time is when the heartbeat's answer was sent, a little after the write.
+      if (at < beat + leaseMs - 250) live!.push(`${desc}: taken from ${prev.name} ${at - beat} ms after its last heartbeat (lease ${leaseMs} ms)`);
       if (prev.name === 'a') {
         const delay = at - moments.killed;
         delays.push(delay);
-        if (at < earliest(moments.killed)) live!.push(`${desc}, ${delay} ms after a was killed: before its lease ran out`);
         // 1 s on top: one injected 429 (Retry-After 1 s) on the way is allowed.
         if (delay > leaseMs + heartbeatMs + 1000) killed!.push(`${desc}: ${delay} ms after a was killed (lease + heartbeat = ${leaseMs + heartbeatMs} ms)`);
-      } else if (prev.name === 'b') {
-        if (at < earliest(moments.stopped) || at > moments.resumed + heartbeatMs + 1000) live!.push(`${desc}: b was stopped from ${new Date(moments.stopped).toISOString()} to ${new Date(moments.resumed).toISOString()}`);
-      } else {
-        live!.push(`${desc}: taken from ${prev.name}, which was never stopped`);
       }
     }
   }
 
-  // The paused agent after waking: no write for a content or batch that had moved on from it.
+  // The paused agent after waking: no write for a content or batch that another agent held at that moment.
   const email = x.emails.b;
-  const contentMoved = new Map<string, number>();
-  for (const [sha, c] of claims) {
-    const t = movedFrom(c.gens, 'b');
-    if (t !== null) contentMoved.set(sha, t);
-  }
-  const batchMoved = new Map<string, number>();
-  for (const [n, g] of batchGens) {
-    const t = movedFrom(g, 'b');
-    if (t !== null) batchMoved.set(n, t);
-  }
+  const holderAt = (g: Gen[] | undefined, t: number): Gen | undefined => (g ?? []).filter((r) => atMs(r.at) <= t).at(-1);
+  const movedOn = (g: Gen[] | undefined, t: number): Gen | undefined => {
+    const h = holderAt(g, t);
+    return h && h.name !== 'b' && h.state !== 'released' && (g ?? []).some((r) => r.name === 'b' && atMs(r.at) < atMs(h.at)) ? h : undefined;
+  };
+  const contentsMovedFromB = [...claims.values()].filter((c) => movedFrom(c.gens, 'b') !== null).length;
+  const batchesMovedFromB = [...batchGens.values()].filter((g) => movedFrom(g, 'b') !== null).length;
   const batchName = new Map(batches.map((b) => [String(b.id), b.name]));
   const afterWake = x.audit.filter((e) => e.email === email && e.ts >= moments.resumed && !['GET', 'HEAD'].includes(e.method));
   const runPosts = x.audit.filter((e) => e.method === 'POST' && /\/runs$/.test(e.path) && e.status >= 200 && e.status < 300);
@@ -204,28 +205,38 @@ export async function checkFleetRun(x: FleetRunInput): Promise<{ broken: Record<
     const p = decodeURIComponent(e.path);
     const at = `${e.method} ${p} (${e.status}) at ${new Date(e.ts).toISOString()}`;
     const progress = /\/claims\/([0-9a-f]{64})\/progress\.json$/.exec(p);
-    if (progress && (contentMoved.get(progress[1]!) ?? Infinity) < e.ts) paused!.push(`b wrote progress of ${label(progress[1]!)} that had moved on: ${at}`);
+    const pHolder = progress ? movedOn(claims.get(progress[1]!)?.gens, e.ts) : undefined;
+    if (pHolder) paused!.push(`b wrote progress of ${label(progress![1]!)} held by ${pHolder.name} (gen ${pHolder.gen}): ${at}`);
     const rec = new RegExp(`^/v2/files/${C}/batches/([^/]+)\\.json$`).exec(p);
-    if (rec && (batchMoved.get(rec[1]!) ?? Infinity) < e.ts) paused!.push(`b wrote the record of batch ${rec[1]} that had moved on: ${at}`);
+    const rHolder = rec ? movedOn(batchGens.get(rec[1]!), e.ts) : undefined;
+    if (rHolder) paused!.push(`b wrote the record of batch ${rec![1]} held by ${rHolder.name}: ${at}`);
     const up = /^\/v2\/batches\/([^/]+)\/files\//.exec(p);
     const upName = up ? batchName.get(up[1]!) : undefined;
-    if (upName && (batchMoved.get(upName) ?? Infinity) < e.ts) paused!.push(`b changed batch ${upName} that had moved on: ${at}`);
+    const uHolder = upName ? movedOn(batchGens.get(upName), e.ts) : undefined;
+    if (uHolder) paused!.push(`b changed batch ${upName} held by ${uHolder.name}: ${at}`);
     if (e.method === 'POST' && /\/runs$/.test(p) && e.status >= 200 && e.status < 300) {
       // The run it started: the one whose start lies just before the answer, when no other agent started one then.
       const near = (t: number): boolean => t <= e.ts + 50 && t >= e.ts - 3000;
       if (runPosts.filter((o) => o !== e && near(o.ts)).length) continue;
       for (const r of runs.filter((r) => near(r.start_timestamp / 1e6))) {
         const n = batchName.get(String(r.batch_id));
-        if (n && (batchMoved.get(n) ?? Infinity) < e.ts) paused!.push(`b started run ${r.id} of batch ${n} that had moved on: ${at}`);
+        const h = n ? movedOn(batchGens.get(n), e.ts) : undefined;
+        if (h) paused!.push(`b started run ${r.id} of batch ${n} held by ${h.name}: ${at}`);
       }
     }
   }
+  // Longest gap between an agent's heartbeats the service took, while it ran (not across b's pause).
+  const gap = (agent: string, from: number, to: number): number => {
+    const t = (beats[agent] ?? []).filter((b) => b >= from && b <= to);
+    return t.slice(1).reduce((m, b, i) => Math.max(m, b - t[i]!), 0);
+  };
+  const end = x.audit.at(-1)?.ts ?? Date.now();
 
   const sorted = [...delays].sort((a, b) => a - b);
   const summary = [
     `three agents: ${shas.length} contents in ${[...contents.values()].flat().length} files; ${batches.length} service batches, ${runs.length} runs (${runs.filter((r) => r.status === 'COMPLETE').length} complete)`,
-    `  taken over: from a (killed) ${takenFrom.a} records, delay after the kill ${sorted[0] ?? '-'}..${sorted.at(-1) ?? '-'} ms; from b (paused) ${takenFrom.b}; b's writes after waking: ${afterWake.length}`,
-    `  contents that moved on from b: ${contentMoved.size}, batches: ${batchMoved.size}`,
+    `  taken over: from a (killed) ${takenFrom.a} records, ${sorted[0] ?? '-'}..${sorted.at(-1) ?? '-'} ms after the kill; from b (paused) ${takenFrom.b}; from c ${takenFrom.c}; b's writes after waking: ${afterWake.length}`,
+    `  moved on from b: ${contentsMovedFromB} contents, ${batchesMovedFromB} batches; longest heartbeat gap: a ${gap('a', 0, moments.killed)} ms before the kill, b ${Math.max(gap('b', 0, moments.stopped), gap('b', moments.resumed, end))} ms outside the pause, c ${gap('c', 0, end)} ms`,
   ].join('\n');
   return { broken, takenFrom, summary };
 }
