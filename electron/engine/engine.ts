@@ -136,6 +136,7 @@ export class Engine extends EventEmitter<EngineEvents> {
         const loop = this.folders.get(folderId);
         if (loop) this.plan(loop, f);
       },
+      unplan: (folderId, path) => this.folders.get(folderId)?.planner.remove(path),
       enqueue: (batchId) => this.enqueue(batchId),
     });
     this.ctx.shared = this.shared;

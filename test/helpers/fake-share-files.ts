@@ -20,8 +20,12 @@ interface Actor {
   crashed: boolean;
 }
 
-/** Lets every continuation of a resolved promise run (they are queued behind it as microtasks). */
-const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
+/**
+ * Lets every continuation of a resolved promise run (they are queued behind it as microtasks): Node
+ * runs a tick callback only once the microtask queue is empty. Were it ever too early, the next step
+ * would come between a check and its act: more interleavings, never fewer.
+ */
+const settle = (): Promise<void> => new Promise((r) => process.nextTick(r));
 
 export class Scheduler {
   now = 0;
@@ -30,6 +34,8 @@ export class Scheduler {
   readonly #actors = new Map<string, Actor>();
   readonly #events: { at: number; fire: () => void }[] = [];
   steps = 0;
+  /** When the last pause ends. */
+  pausesEndAt = 0;
 
   constructor(seed: number, private readonly maxStepMs: number) {
     this.random = seededRandom(seed);
@@ -47,6 +53,7 @@ export class Scheduler {
 
   /** From `at` on, the actor's operations wait until `at + ms` (SIGSTOP, a frozen VM). */
   pauseAt(actor: string, at: number, ms: number): void {
+    this.pausesEndAt = Math.max(this.pausesEndAt, at + ms);
     this.#events.push({ at, fire: () => (this.#actor(actor).pausedUntil = Math.max(this.#actor(actor).pausedUntil, at + ms)) });
   }
 
@@ -90,6 +97,11 @@ export class Scheduler {
     }
   }
 
+  /** What is waiting, as `actor@readyAt`: for a failing seed's printout. */
+  pending(): string[] {
+    return this.#tasks.map((t) => `${t.actor}@${Math.round(t.readyAt)}`);
+  }
+
   /** Steps until `done()` or `untilMs` of fake time; returns whether done() held. */
   async run(done: () => boolean, untilMs: number): Promise<boolean> {
     await settle();
@@ -111,9 +123,11 @@ export class Scheduler {
         continue;
       }
       const t = eligible[Math.floor(this.random() * eligible.length)]!;
+      const step = this.random() * this.maxStepMs;
+      // Out of time: the task stays queued for a later run().
+      if (this.now + step > untilMs) return done();
       this.#tasks.splice(this.#tasks.indexOf(t), 1);
-      this.now += this.random() * this.maxStepMs;
-      if (this.now > untilMs) return done();
+      this.now += step;
       this.steps++;
       t.run();
       await settle();
@@ -162,12 +176,26 @@ export class FakeStore {
   }
 }
 
+/** Failures of the service as a caller sees them once its client's retries are spent. */
+export interface FakeFaults {
+  /** The call fails and nothing happened (refused, 5xx). */
+  before: number;
+  /** The call took effect but its answer was lost. */
+  after: number;
+}
+
 /** One agent's view of the store: every call is a scheduled, atomic step of that agent. */
-export function fakeShareFiles(store: FakeStore, sched: Scheduler, actor: string): ShareFiles {
+export function fakeShareFiles(store: FakeStore, sched: Scheduler, actor: string, faults: FakeFaults = { before: 0, after: 0 }): ShareFiles {
   const counts: Record<string, number> = { create: 0, overwrite: 0, read: 0, exists: 0, list: 0 };
   const op = <T>(kind: string, fn: () => T): Promise<T> => {
     counts[kind]!++;
-    return sched.op(actor, fn);
+    return sched.op(actor, () => {
+      const r = sched.random();
+      if (r < faults.before) throw new Error('the service did not answer (nothing happened)');
+      const result = fn();
+      if (r < faults.before + faults.after) throw new Error('the answer was lost (it did happen)');
+      return result;
+    });
   };
   return {
     create: (path, data) => op('create', () => {
@@ -185,4 +213,23 @@ export function fakeShareFiles(store: FakeStore, sched: Scheduler, actor: string
 
 export function fakeClock(sched: Scheduler): ShareClock {
   return { now: () => sched.now, wallNow: () => 1_800_000_000_000 + Math.floor(sched.now) };
+}
+
+/** Files over the store with no scheduler: each call happens at once, and is logged as `kind path`. */
+export function immediateShareFiles(store: FakeStore, log: string[] = []): ShareFiles & { log: string[] } {
+  const counts: Record<string, number> = { create: 0, overwrite: 0, read: 0, exists: 0, list: 0 };
+  const op = <T>(kind: string, path: string, fn: () => T): Promise<T> => {
+    counts[kind]!++;
+    log.push(`${kind} ${path}`);
+    return Promise.resolve(fn());
+  };
+  return {
+    log,
+    create: (path, data) => op('create', path, () => (store.files.has(path) ? ('exists' as const) : (store.set(path, data), 'created' as const))),
+    overwrite: (path, data) => op('overwrite', path, () => store.set(path, data)),
+    read: (path) => op('read', path, () => store.files.get(path) ?? null),
+    exists: (path) => op('exists', path, () => store.files.has(path) || store.isFolder(path)),
+    list: (folder) => op('list', folder, () => store.list(folder)),
+    calls: () => ({ ...counts }),
+  };
 }

@@ -15,6 +15,8 @@ import { inWords, log, setState, technical, type PipelineContext } from './conte
 /** What the engine does with taken-over work: plan a queued file into its folder's next batch, upload a batch. */
 export interface TakeoverHost {
   plan(folderId: number, f: FileRow): void;
+  /** Takes a file out of its folder's open batch (it goes into a batch taken over instead). */
+  unplan(folderId: number, path: string): void;
   enqueue(batchId: number): void;
 }
 
@@ -35,6 +37,8 @@ async function rowFor(ctx: PipelineContext, folder: FolderRow, f: { sha256: stri
 
 /** A claimed content whose holder went away before batching it: queued here. */
 async function takeContent(ctx: PipelineContext, host: TakeoverHost, folder: FolderRow, share: Share, t: { sha256: string; rel: string }): Promise<string | null> {
+  // Already on its way here (lost and won back, or a member of a batch taken over in the same poll): not queued twice.
+  if (ctx.store.share.contentInWork(folder.id, t.sha256, -1)) return null;
   const row = await rowFor(ctx, folder, t);
   if (!row) {
     // Its file is gone from the folder: nothing to process, and another agent may claim it if it comes back.
@@ -58,9 +62,17 @@ async function takeBatch(
   note: (batch: string, dropped: { safeName: string }[]) => void,
 ): Promise<string> {
   const r = t.record;
-  const rows: { file: ShareBatchFile; row: FileRow | null }[] = [];
-  for (const file of r.files) rows.push({ file, row: await rowFor(ctx, folder, file) });
   const existing = r.serviceBatchId ? ctx.store.runs.batchByServiceId(r.serviceBatchId, ctx.serviceId) : undefined;
+  const rows: { file: ShareBatchFile; row: FileRow | null }[] = [];
+  // A member already in another batch of this agent stays there: out of this batch, like one another agent holds.
+  const elsewhereHere: ShareBatchFile[] = [];
+  for (const file of r.files) {
+    const inWork = ctx.store.share.contentInWork(folder.id, file.sha256, -1);
+    const known = ctx.store.files.byPath(join(folder.path, ...file.rel.split('/')));
+    const inOtherBatch = inWork && !(known && known.sha256 === file.sha256 && (known.batchId === null || known.batchId === existing?.id));
+    if (inOtherBatch) elsewhereHere.push(file);
+    else rows.push({ file, row: await rowFor(ctx, folder, file) });
+  }
   const batchId = ctx.store.transaction(() => {
     let id: number;
     if (existing) {
@@ -74,6 +86,7 @@ async function takeBatch(
     }
     for (const { file, row } of rows) {
       if (!row) continue;
+      if (row.batchId === null) host.unplan(folder.id, row.path);
       const servicePath = r.servicePath ? `${r.servicePath}/${file.safeName}` : null;
       ctx.store.files.assign(row.id, { safeName: file.safeName, batchId: id, servicePath });
       ctx.store.files.setHandledBy(row.id, null);
@@ -90,7 +103,7 @@ async function takeBatch(
   // A file not uploaded whose local copy is gone cannot be sent: it stays out of the batch, and
   // another agent may claim its content if it comes back.
   for (const x of rows) if (!x.row && !x.file.uploaded) await share.release(x.file.sha256).catch(() => undefined);
-  note(r.name, t.dropped.map((d) => ({ safeName: d.safeName })));
+  note(r.name, [...t.dropped, ...elsewhereHere].map((d) => ({ safeName: d.safeName })));
   host.enqueue(batchId);
   return `Batch ${r.name}: its agent stopped${r.run ? ' while its run was going' : ''}; this one takes it over${t.dropped.length ? ` without ${t.dropped.length === 1 ? 'one file' : `${t.dropped.length} files`} another agent holds` : ''}.`;
 }
@@ -101,7 +114,9 @@ export async function importTakeovers(
   note: (batch: string, dropped: { safeName: string }[]) => void,
 ): Promise<string[]> {
   const lines: string[] = [];
-  for (const t of takeovers) {
+  // Batches first: a content taken alone in the same poll may be one of their members.
+  const ordered = [...takeovers.filter((t) => t.kind === 'batch'), ...takeovers.filter((t) => t.kind === 'content')];
+  for (const t of ordered) {
     try {
       const line = t.kind === 'content' ? await takeContent(ctx, host, folder, share, t) : await takeBatch(ctx, host, folder, share, t, note);
       if (line) lines.push(line);

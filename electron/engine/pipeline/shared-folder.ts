@@ -116,8 +116,9 @@ export class SharedFolders implements ShareHooks {
     for (const f of rows) {
       const outcome = await m.share.claim(f.sha256 as string, relOf(m.folder.path, f.path), f.size);
       if (outcome.kind === 'held') this.elsewhere(m, f, outcome.holderName);
-      // Finished by this agent just before it stopped: its follower records the end here.
-      else if (outcome.kind === 'finished' && outcome.holderId !== m.share.agentId) {
+      // Finished by this agent just before it stopped: its follower records the end here, and moves the file.
+      else if (outcome.kind === 'finished' && outcome.holderId === m.share.agentId) this.finishedBefore.add(f.sha256 as string);
+      else if (outcome.kind === 'finished') {
         this.ctx.store.transaction(() => {
           if (f.batchId !== null) this.ctx.store.files.assign(f.id, { safeName: null, batchId: null, servicePath: null });
           setState(this.ctx, f.id, 'skipped', finishedElsewhere(outcome.holderName, outcome.outcome, outcome.reason));
@@ -166,6 +167,8 @@ export class SharedFolders implements ShareHooks {
     return shared;
   }
   private readonly sharedKnown = new Map<number, { updatedMs: number; shared: boolean }>();
+  /** Contents this agent finished on the share before a restart, not yet finished here (readopt). */
+  private readonly finishedBefore = new Set<string>();
 
   // ---- intake ------------------------------------------------------------------------------
 
@@ -175,7 +178,9 @@ export class SharedFolders implements ShareHooks {
    */
   async admit(folderId: number, f: FileRow): Promise<FileRow | null> {
     const m = this.members.get(folderId);
-    if (!m || !f.sha256) return f;
+    if (!f.sha256) return f;
+    // Not joined (the folder is stopping): the file waits 'stable' for the next start.
+    if (!m) return null;
     const rel = relOf(m.folder.path, f.path);
     const outcome = await m.share.claim(f.sha256, rel, f.size);
     if (this.members.get(folderId) !== m) return null; // the folder stopped meanwhile: the next start takes the file again
@@ -265,13 +270,20 @@ export class SharedFolders implements ShareHooks {
   async mayStartRun(b: BatchRow): Promise<boolean> {
     const m = this.member(b.folderId);
     if (!m || !b.name || this.ctx.store.runs.runForBatch(b.id)) return true;
-    // Files of a taken-over batch that another agent holds now never go into this run.
-    const dropped = this.drops.get(b.name) ?? [];
-    for (const d of dropped) {
-      await this.retrying('a file held by another agent could not be taken out of the batch', () => this.ctx.client.deleteBatchFile(Number(b.serviceBatchId), d.safeName));
+    const name = b.name;
+    const mine = (): Promise<boolean> => this.retrying('the share could not be asked', () => m.share.stillMineBatch(name));
+    let held = await mine();
+    // Files of a taken-over batch that another agent holds now never go into this run: taken out of
+    // the service batch once the batch is surely this agent's, then the batch is checked again right before the run.
+    const dropped = this.drops.get(name) ?? [];
+    if (held && dropped.length) {
+      for (const d of dropped) {
+        await this.retrying('a file held by another agent could not be taken out of the batch', () => this.ctx.client.deleteBatchFile(Number(b.serviceBatchId), d.safeName));
+      }
+      this.drops.delete(name);
+      held = await mine();
     }
-    this.drops.delete(b.name);
-    if (await this.retrying('the share could not be asked', () => m.share.stillMineBatch(b.name as string))) return true;
+    if (held) return true;
     // The batch moved on while this agent was away: its files are another agent's now.
     for (const f of this.ctx.store.files.list({ batchId: b.id })) if (IN_BATCH.has(f.state) && f.state !== 'done') this.elsewhere(m, f, null);
     this.ctx.store.runs.markBatchDeleted(b.id);
@@ -280,7 +292,8 @@ export class SharedFolders implements ShareHooks {
   }
 
   letGo(f: FileRow): void {
-    const m = this.member(f.folderId);
+    // Never throws: the uploader goes on with the batch; a share not joined keeps the claim (taken back on the next start).
+    const m = f.folderId === null ? undefined : this.members.get(f.folderId);
     if (!m || !f.sha256) return;
     m.share.release(f.sha256).catch((e: unknown) => log(this.ctx, 'warn', `DocSync could not let the other agents of the share take ${f.originalName}: ${inWords(e)}`, { detail: technical(e) }));
   }
@@ -288,14 +301,16 @@ export class SharedFolders implements ShareHooks {
   async mayFinish(f: FileRow, failure: string | null): Promise<boolean> {
     const m = this.member(f.folderId);
     if (!m || !f.sha256) return true;
+    // Finished on the share before a restart: nobody takes a finished content, so the move is this agent's.
+    const before = this.finishedBefore.delete(f.sha256);
     // Recorded before the file moves: after a crash in between every agent still skips the content.
-    await m.share.finished(f.sha256, failure ? 'failed' : 'done', failure);
+    if (!before) await m.share.finished(f.sha256, failure ? 'failed' : 'done', failure);
     // Files of the same content that waited for this one here are settled with it.
     const reason = failure ? finishedElsewhere(m.share.agentName, 'failed', failure) : `Already processed: same content as ${f.originalName}\n${f.path}`;
     this.ctx.store.transaction(() => {
       for (const id of this.ctx.store.share.waitingElsewhere(m.folder.id, f.sha256 as string)) if (id !== f.id) setState(this.ctx, id, 'skipped', reason);
     });
-    return m.share.stillMine(f.sha256);
+    return before || m.share.stillMine(f.sha256);
   }
 
   // ---- news from the share -------------------------------------------------------------------

@@ -1,7 +1,7 @@
 /**
  * Many agents, one share (issue 15): the interface between the share protocol (protocol.ts,
- * records on the service's filesystem) and the engine. The design and the record layout are in
- * electron/engine/README.md, "Shared folders".
+ * records on the service's filesystem) and the engine. The record layout and the rules are in
+ * README.md beside this file; how the engine uses them in electron/engine/README.md, "Shared folders".
  */
 
 /** One agent of a share as this agent sees it (from its heartbeat records). */
@@ -62,8 +62,10 @@ export type Takeover =
   /**
    * A batch: this agent now holds it and every content listed in `files`. Use it: files marked
    * uploaded are not sent again, a recorded or tagged run is followed, not started again. `dropped`
-   * were in the batch but are held by another agent now: remove them from the service batch before
-   * a run is started (or give the batch up), never run them here.
+   * were in the batch but are held by another agent now (or finished): remove them from the service
+   * batch before a run is started, after `stillMineBatch` said true (or give the batch up), never
+   * run them here. The same poll may also bring `content` takeovers of members its creator had not
+   * yet marked batched.
    */
   | { kind: 'batch'; record: ShareBatchRecord; dropped: ShareBatchFile[] };
 

@@ -49,6 +49,7 @@ describe('docsync folders add/update --share', () => {
     ['a local coordination folder', ['folders', 'add', '.', '--deployment', 'd', '--share', 'x', '--coordination-folder', '/tmp/c'], /must be a folder on the service/],
     ['an update of a folder that is not one', ['folders', 'update', '/no/such/folder', '--share', 'x'], /is not a hot folder/],
     ['--no-share with a share', ['folders', 'update', '.', '--no-share', '--share', 'x'], /--no-share alone/],
+    ['an agent name of spaces only', ['serve', '--no-ui', '--agent-name', '   '], /--agent-name must be 1 to 64 characters, on one line/],
   ])('%s is a one-line error', async (_what, args, msg) => {
     expectOneLineError(await cli.run(args), msg, 2);
   });

@@ -191,10 +191,12 @@ describe('two agents, one shared folder', () => {
     await beta.engine.addFolder(folderSettings(inbox, { maxFiles: 4, quietMs: 1200, minQuietMs: 1200 }));
     const names = Array.from({ length: 24 }, (_, i) => `scan-${i + 1}.txt`);
     const contents = names.map((_, i) => invoice(100 + i));
-    for (const [i, n] of names.entries()) await writeFile(join(inbox, n), contents[i] as string);
-
-    // Stop alpha once a run of its batches is going and more files are claimed: without finishing anything.
+    // A first wave, until alpha has a run going; then a second wave, until alpha holds some of it
+    // claimed in its open batch (which waits 1.2 s for more files): then alpha stops, finishing nothing.
+    for (const [i, n] of names.slice(0, 12).entries()) await writeFile(join(inbox, n), contents[i] as string);
     await waitUntil(() => alpha.store.files.list().some((f) => f.state === 'running'), 'alpha has a run going', 30_000);
+    for (const [i, n] of names.slice(12).entries()) await writeFile(join(inbox, n), contents[12 + i] as string);
+    await waitUntil(() => names.slice(12).some((n) => rows(alpha, n).some((f) => f.state === 'queued')), 'alpha has claimed a file of the second wave', 30_000);
     const alphaOpen = (): FileRow[] => alpha.store.files.list().filter((f) => ['queued', 'uploading', 'uploaded', 'running'].includes(f.state));
     await alpha.engine.stop();
     alpha.stopped = true;
@@ -208,10 +210,13 @@ describe('two agents, one shared folder', () => {
     const left = new Set(leftOver.map((f) => f.originalName));
     await waitUntil(() => names.every((n) => rows(beta, n).some((f) => f.state === 'done') || rows(alpha, n).some((f) => f.state === 'done')), 'every file is done at one of the two', 60_000);
     for (const n of left) expect(rows(beta, n).map((f) => f.state)).toContain('done');
-    // When beta first took one over: within the lease plus one heartbeat of alpha's stop (plus the
-    // time of the takeover's own requests on a loaded machine, at most half a second).
+    // When beta first took one over: within the lease plus one heartbeat of alpha's stop, plus what
+    // the takeover itself takes (its requests to the service and storing it here, on a shared 2-core
+    // machine, beside other test files): allowed 1.5 s (measured 2.2-2.9 s alone, 3.4 s under the
+    // whole engine suite). Waiting for a second lease (4.4 s and more) fails this.
     const takenAt = Math.min(...[...left].flatMap((n) => rows(beta, n).flatMap((f) => beta.store.files.history(f.id).filter((e) => e.fromState === 'elsewhere' && e.atMs >= stoppedAt).map((e) => e.atMs))));
-    expect(takenAt - stoppedAt).toBeLessThanOrEqual(LEASE_MS + HEARTBEAT_MS + 500);
+    console.log(`taken over ${takenAt - stoppedAt} ms after the stop (lease ${LEASE_MS} ms, heartbeat ${HEARTBEAT_MS} ms)`);
+    expect(takenAt - stoppedAt).toBeLessThanOrEqual(LEASE_MS + HEARTBEAT_MS + 1500);
     await expectOnceEach(contents.map(sha256));
     // Nothing of the taken-over files is left in the inbox's way: all are still there (keep is the default), none lost.
     expect((await readdir(inbox)).sort()).toEqual([...names].sort());

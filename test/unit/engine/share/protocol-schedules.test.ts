@@ -18,6 +18,7 @@ const BASE = 'drive/shares/s';
 
 interface Outcome {
   violations: string[];
+  takeovers: World['takeovers'];
   events: string[];
   log: string[];
   steps: number;
@@ -33,6 +34,9 @@ async function schedule(seed: number): Promise<Outcome> {
   }
   const nAgents = sched.int(3, 5);
   const events: string[] = [];
+  // Half the schedules with a failing service: calls fail before or after taking effect.
+  const faults = sched.random() < 0.5 ? { before: 0.03, after: 0.03 } : { before: 0, after: 0 };
+  if (faults.before > 0) events.push('the service fails 6% of calls, half of them after taking effect');
   for (let i = 0; i < nAgents; i++) {
     const actor = `agent${i}`;
     const startAt = i === 0 ? 0 : sched.random() < 0.5 ? 0 : sched.int(0, 900);
@@ -50,17 +54,25 @@ async function schedule(seed: number): Promise<Outcome> {
       sched.pauseAt(actor, at, ms);
       events.push(`${actor} paused at ${at} for ${ms}`);
     }
-    const share = createShare(fakeShareFiles(store, sched, actor), { name: 's', coordinationFolder: 'drive/shares', leaseMs: LEASE, heartbeatMs: HB }, { id: actor, name: actor, host: 'h' }, fakeClock(sched), { timers: false });
+    const share = createShare(fakeShareFiles(store, sched, actor, faults), { name: 's', coordinationFolder: 'drive/shares', leaseMs: LEASE, heartbeatMs: HB }, { id: actor, name: actor, host: 'h' }, fakeClock(sched), { timers: false });
     startAgent(world, share, actor, startAt, HB);
   }
   const ended = await sched.run(() => world.allEnded() || world.violations.length > 0, 60_000);
-  // Then a while longer: a paused agent that wakes now must not act on what moved on.
-  await sched.run(() => world.violations.length > 0, sched.now + 2 * LEASE);
+  const endedAt = sched.now;
+  // Then until every pause is over and a while longer: an agent that wakes now must not act on what moved on.
+  await sched.run(() => world.violations.length > 0, Math.max(sched.now, sched.pausesEndAt) + 2 * LEASE);
+  // A step can wait long in this model (a slow request): the finisher's archive move is awaited.
+  await sched.run(() => world.violations.length > 0 || world.allArchived(), sched.now + 60_000);
   if (!ended && world.violations.length === 0) world.violations.push(`not everything ended within a minute of fake time`);
   world.checkEnd();
-  if (process.env.SHARE_DUMP) console.log([...world.runs.values()].map((r) => `${r.id} ${r.batch} [${[...r.files].map((f) => f.slice(0, 6))}] ${r.finishAt}`).join('\n'), world.log.join('\n'));
-  if (process.env.SHARE_DUMP) for (const [k, v] of [...store.files].sort()) if (!k.includes('/agents/')) console.log(k, Buffer.from(v).toString());
-  return { violations: world.violations, events, log: world.log, steps: sched.steps };
+  if (process.env.SHARE_DUMP) {
+    // SHARE_DUMP=1 with one seed: what the schedule left, for reading a failure.
+    console.log(`ended ${ended} at ${Math.round(endedAt)}, stopped at ${Math.round(sched.now)}, pauses over at ${sched.pausesEndAt}; waiting: ${sched.pending().join(' ')}`);
+    console.log([...world.runs.values()].map((r) => `${r.id} ${r.batch} [${[...r.files].map((f) => f.slice(0, 6)).join(', ')}]`).join('\n'));
+    console.log(world.log.join('\n'));
+    for (const [k, v] of [...store.files].sort()) if (!k.includes('/agents/')) console.log(k, Buffer.from(v).toString());
+  }
+  return { violations: world.violations, takeovers: world.takeovers, events, log: world.log, steps: sched.steps };
 }
 
 describe('share protocol under seeded schedules', () => {
@@ -69,15 +81,20 @@ describe('share protocol under seeded schedules', () => {
 
   it(`${SCHEDULES} schedules: at most one agent acts on a content at a time, and every content ends`, async () => {
     let steps = 0;
+    const takeovers = { content: 0, batch: 0, dropped: 0 };
     for (let seed = FIRST; seed < FIRST + SCHEDULES; seed++) {
       const o = await schedule(seed);
       steps += o.steps;
+      for (const k of ['content', 'batch', 'dropped'] as const) takeovers[k] += o.takeovers[k];
       if (o.violations.length > 0) {
         const detail = [`seed ${seed} (rerun: SHARE_SEED=${seed} SHARE_SCHEDULES=1)`, ...o.events, 'violations:', ...o.violations.slice(0, 5), 'acts:', ...o.log.slice(-30)].join('\n  ');
         expect.fail(detail);
       }
     }
-    if (process.env.SHARE_STATS) console.log(`steps ${steps}`);
+    if (process.env.SHARE_STATS) console.log(`steps ${steps}, takeovers ${JSON.stringify(takeovers)}`);
+    // The schedules really test takeover: of contents alone and of whole batches.
     expect(steps).toBeGreaterThan(SCHEDULES * 50);
+    expect(takeovers.content).toBeGreaterThan(SCHEDULES / 5);
+    expect(takeovers.batch).toBeGreaterThan(SCHEDULES / 5);
   }, 300_000);
 });

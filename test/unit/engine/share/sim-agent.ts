@@ -14,6 +14,16 @@ export function startAgent(world: World, share: ShareAgent, actor: string, start
   const known = new Map<string, 'mine' | 'elsewhere' | 'skipped'>();
   const queue: Content[] = [];
   let batches = 0;
+  /** As the engine: a step the service failed is tried again a heartbeat later. */
+  const retry = async <T>(step: () => Promise<T>): Promise<T> => {
+    for (;;) {
+      try {
+        return await step();
+      } catch {
+        await sched.sleep(actor, hbMs);
+      }
+    }
+  };
 
   /** As the engine: a file whose claim moved on goes to `elsewhere` and is watched. */
   const elsewhere = (f: ShareBatchFile): void => {
@@ -24,35 +34,35 @@ export function startAgent(world: World, share: ShareAgent, actor: string, start
   const processBatch = async (rec: ShareBatchRecord, dropped: ShareBatchFile[]): Promise<void> => {
     // The engine takes dropped files out of the service batch before a run is started.
     if (dropped.length > 0 && !world.runOf(rec.name)) {
-      if (!(await share.stillMineBatch(rec.name))) return rec.files.forEach(elsewhere);
+      if (!(await retry(() => share.stillMineBatch(rec.name)))) return rec.files.forEach(elsewhere);
       for (const d of dropped) world.removeFromBatch(actor, d.sha256, rec.name);
     }
     const files = rec.files.map((f) => ({ ...f }));
     const kept: ShareBatchFile[] = [];
     for (const f of files) {
       if (!f.uploaded) {
-        if (!(await share.stillMine(f.sha256))) {
+        if (!(await retry(() => share.stillMine(f.sha256)))) {
           elsewhere(f);
           continue;
         }
         world.upload(actor, f.sha256, rec.name);
         f.uploaded = true;
-        await share.updateBatch({ ...rec, files });
+        await share.updateBatch({ ...rec, files }).catch(() => undefined); // the record catches up next time
       }
       kept.push(f);
     }
     // As ensureRun: a run tagged with the batch's name is followed, not started again.
     let run = world.runOf(rec.name);
     if (!run) {
-      if (!(await share.stillMineBatch(rec.name))) return kept.forEach(elsewhere);
+      if (!(await retry(() => share.stillMineBatch(rec.name)))) return kept.forEach(elsewhere);
       run = world.startRun(actor, rec.name);
     }
-    await share.updateBatch({ ...rec, files, run: run.id });
+    await share.updateBatch({ ...rec, files, run: run.id }).catch(() => undefined);
     while (run.finishAt > sched.now) await sched.sleep(actor, 50);
     for (const f of kept) {
       const inRun = run.files.has(f.sha256);
-      await share.finished(f.sha256, inRun ? 'done' : 'failed', inRun ? null : 'It was not in the run.');
-      if (await share.stillMine(f.sha256)) world.archive(actor, f.sha256);
+      await retry(() => share.finished(f.sha256, inRun ? 'done' : 'failed', inRun ? null : 'It was not in the run.'));
+      if (await retry(() => share.stillMine(f.sha256))) world.archive(actor, f.sha256);
       else elsewhere(f);
     }
   };
@@ -61,7 +71,8 @@ export function startAgent(world: World, share: ShareAgent, actor: string, start
     for (;;) {
       for (const c of world.present()) {
         if (known.has(c.sha)) continue;
-        const o = await share.claim(c.sha, c.rel, c.size);
+        const o = await share.claim(c.sha, c.rel, c.size).catch(() => null);
+        if (!o) continue; // tried again on the next round
         if (o.kind === 'won') {
           known.set(c.sha, 'mine');
           queue.push(c);
@@ -78,12 +89,14 @@ export function startAgent(world: World, share: ShareAgent, actor: string, start
           name: `${actor}-b${++batches}`, plan: '{}', serviceBatchId: null, servicePath: null, run: null,
           files: take.map((c) => ({ sha256: c.sha, rel: c.rel, safeName: c.rel, size: c.size, mtimeMs: 0, uploaded: false })),
         };
-        await share.batched(rec);
+        await retry(() => share.batched(rec));
         await processBatch(rec, []);
       }
-      const news = await share.poll();
+      const news = await share.poll().catch(() => ({ finished: [], takeovers: [], moved: [] }));
       for (const f of news.finished) known.set(f.sha256, 'skipped');
       for (const t of news.takeovers) {
+        world.takeovers[t.kind]++;
+        if (t.kind === 'batch') world.takeovers.dropped += t.dropped.length;
         if (t.kind === 'content') {
           const c = world.contents.find((x) => x.sha === t.sha256);
           // It may be queued here still: lost to a takeover and taken back since.
@@ -100,12 +113,12 @@ export function startAgent(world: World, share: ShareAgent, actor: string, start
   const heartbeat = async (): Promise<void> => {
     for (;;) {
       await sched.sleep(actor, hbMs);
-      await share.beat();
+      await share.beat().catch(() => undefined); // the fence beats again before any act
     }
   };
 
   sched.enqueue(actor, startAt, () => {
     // The protocol never throws in this world (no damaged records, no service errors): if it does, that is a finding.
-    void share.start().then(() => Promise.all([heartbeat(), work()])).catch((e: unknown) => world.violations.push(`${actor} stopped on an error: ${(e as Error).stack}`));
+    void retry(() => share.start()).then(() => Promise.all([heartbeat(), work()])).catch((e: unknown) => world.violations.push(`${actor} stopped on an error: ${(e as Error).stack}`));
   });
 }

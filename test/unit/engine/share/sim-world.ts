@@ -29,6 +29,8 @@ export class World {
   readonly uploads = new Map<string, Set<string>>();
   readonly inRuns = new Map<string, string[]>();
   readonly violations: string[] = [];
+  /** Takeovers the agents were handed, by kind: the schedules must exercise them. */
+  readonly takeovers = { content: 0, batch: 0, dropped: 0 };
   readonly log: string[] = [];
 
   constructor(readonly sched: Scheduler, readonly store: FakeStore, readonly base: string) {}
@@ -114,12 +116,22 @@ export class World {
     }));
   }
 
+  /** Every finished content moved by its finisher (or its finisher was killed). */
+  allArchived(): boolean {
+    return this.contents.every((c) => {
+      const h = this.holderOf(c.sha);
+      return h?.state !== 'done' || this.archived.has(c.sha) || this.sched.crashed(h.agent);
+    });
+  }
+
   /** The end state: every content done, in exactly one run. */
   checkEnd(): void {
     for (const c of this.contents) {
       const h = this.holderOf(c.sha);
       if (h?.state !== 'done') this.violations.push(`${c.sha.slice(0, 6)} did not end: ${h ? `${h.state} by ${h.agent}` : 'never claimed'}`);
       else if ((this.inRuns.get(c.sha) ?? []).length !== 1) this.violations.push(`${c.sha.slice(0, 6)} is done but was in ${(this.inRuns.get(c.sha) ?? []).length} runs`);
+      // Its finisher moves the file, unless it was killed before it could.
+      else if (!this.archived.has(c.sha) && !this.sched.crashed(h.agent)) this.violations.push(`${c.sha.slice(0, 6)} was finished by ${h.agent} but never archived`);
     }
   }
 }
