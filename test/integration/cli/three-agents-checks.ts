@@ -46,7 +46,6 @@ export interface FleetRunInput {
   leaseMs: number;
   heartbeatMs: number;
   emails: Record<string, string>;
-  logs: Record<string, { at: number; text: string }[]>;
 }
 
 const atMs = (at: number | string): number => (typeof at === 'number' ? at : Date.parse(at));

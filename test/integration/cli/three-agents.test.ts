@@ -130,7 +130,7 @@ describe('three agents on one shared folder, under faults, one killed and one pa
     moments.resumed = Date.now();
     await writing;
 
-    // Done when every content's progress says done or failed, and both survivors have every file in a final state.
+    // Done when both survivors have every file in a final state; the service is checked below.
     const contents = new Map<string, string[]>();
     for (const f of files) contents.set(f.sha, [...(contents.get(f.sha) ?? []), f.name]);
     type Row = { path: string; originalName: string; state: string; error: string | null; sha256: string | null };
@@ -146,10 +146,9 @@ describe('three agents on one shared folder, under faults, one killed and one pa
       pending = [err.message, ...stuck('b'), ...stuck('c')];
       console.log(`b stderr: ${B.stderr.slice(-1500)}\nc stderr: ${Cagent.stderr.slice(-1500)}`);
     });
-    stores.a = await A.json<Row[]>(['files']);
 
     const audit: AuditEntry[] = await svc.audit();
-    const report = await checkFleetRun({ svc, C, contents, stores, audit, moments, leaseMs: LEASE_S * 1000, heartbeatMs: HEARTBEAT_S * 1000, emails: { a: agentEmail('a'), b: agentEmail('b'), c: agentEmail('c') }, logs: { b: B.lines, c: Cagent.lines } });
+    const report = await checkFleetRun({ svc, C, contents, stores, audit, moments, leaseMs: LEASE_S * 1000, heartbeatMs: HEARTBEAT_S * 1000, emails: { a: agentEmail('a'), b: agentEmail('b'), c: agentEmail('c') } });
     console.log(report.summary);
     // Every rule at once (the first 25 of each), so one run shows all that broke.
     const broken = Object.entries({ 'the run ended in time': pending, ...report.broken }).filter(([, b]) => b.length).map(([rule, b]) => [`${rule}: ${b.length} broken`, b.slice(0, 25)]);
