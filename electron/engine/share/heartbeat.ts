@@ -91,11 +91,14 @@ export class Heartbeats {
     return wrote || this.clock.now() - this.#lapsedAt < this.leaseMs;
   }
 
-  isStale(agentId: string): boolean {
+  /** `toAct`: for a takeover, judged only on a recent look (below); for showing, on the latest look. */
+  isStale(agentId: string, toAct = true): boolean {
     if (agentId === this.agent.id) return false;
     const advertised = this.#beats.get(agentId)?.leaseMs ?? 0;
     // The longer of the two leases: an agent configured with a longer one is not cut short.
-    return this.#live.isStale(agentId, Math.max(this.leaseMs, advertised));
+    // A takeover acts on a look younger than lease - 2 heartbeats: a holder that wakes after it
+    // re-reads (fence) for a lease after its lapse, so it sees the takeover before it writes again.
+    return this.#live.isStale(agentId, Math.max(this.leaseMs, advertised), toAct ? this.leaseMs - 2 * this.heartbeatMs : Infinity);
   }
 
   /** An agent named by a record but with no heartbeat record counts as missing from now on. */
@@ -131,7 +134,7 @@ export class Heartbeats {
       id: this.agent.id, name: this.agent.name, host: this.agent.host, lastHeartbeatMs: this.#lastBeatWall, inFlight: this.inFlight(), self: true, stale: false,
     };
     const others = [...this.#beats.values()].filter((hb) => hb.agent !== this.agent.id).map((hb): FleetAgent => ({
-      id: hb.agent, name: hb.name, host: hb.host, lastHeartbeatMs: wallOf(this.#live.lastChangeAt(hb.agent)), inFlight: hb.inFlight, self: false, stale: this.isStale(hb.agent),
+      id: hb.agent, name: hb.name, host: hb.host, lastHeartbeatMs: wallOf(this.#live.lastChangeAt(hb.agent)), inFlight: hb.inFlight, self: false, stale: this.isStale(hb.agent, false),
     }));
     return [self, ...others.sort((a, b) => a.name.localeCompare(b.name))];
   }

@@ -42,11 +42,12 @@ export class Liveness {
   /**
    * Stale: observed unchanged for at least leaseMs, up to the latest look. Not up to now: an
    * observer paused (SIGSTOP, a slow poll) since its last look has not seen the beats written
-   * meanwhile, and would take a live agent's work. An agent never observed is not stale (yet).
+   * meanwhile, and would take a live agent's work. With `maxLookAgeMs`, a look older than that
+   * judges nobody stale (look again first). An agent never observed is not stale (yet).
    */
-  isStale(agentId: string, leaseMs: number): boolean {
+  isStale(agentId: string, leaseMs: number, maxLookAgeMs = Infinity): boolean {
     const s = this.#seen.get(agentId);
-    return s !== undefined && s.lastSeenAt - s.firstSeenAt >= leaseMs;
+    return s !== undefined && s.lastSeenAt - s.firstSeenAt >= leaseMs && this.clock.now() - s.lastSeenAt <= maxLookAgeMs;
   }
 
   /** Monotonic time of the last observed change, or null when none was observed. */

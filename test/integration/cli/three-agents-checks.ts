@@ -162,6 +162,13 @@ export async function checkFleetRun(x: FleetRunInput): Promise<{ broken: Record<
     beats[agent] = x.audit.filter((e) => e.email === email && e.method === 'PUT' && e.path.startsWith(`/v2/files/${C}/agents/`) && e.status >= 200 && e.status < 300).map((e) => e.ts);
   }
   const lastBeatBefore = (agent: string, t: number): number => (beats[agent] ?? []).filter((b) => b <= t).at(-1) ?? -Infinity;
+  // The race a lease allows: the holder lapsed (no beat for a lease), the taker looked then and acts
+  // on that look up to lease - 2 heartbeats later; the holder, back, re-reads before it writes again.
+  const afterLapse = (agent: string, t: number): boolean => {
+    const b = (beats[agent] ?? []).filter((x) => x <= t);
+    for (let i = b.length - 1; i > 0; i--) if (b[i]! - b[i - 1]! >= leaseMs - 250) return t - b[i]! <= leaseMs - 2 * heartbeatMs + 250;
+    return false;
+  };
 
   // Takeovers: never before the holder's lease ran out (counted from its last heartbeat the service
   // took), and the killed agent's within lease + one heartbeat of the kill.
@@ -178,7 +185,7 @@ export async function checkFleetRun(x: FleetRunInput): Promise<{ broken: Record<
       const desc = `${what}: gen ${next.gen} by ${next.name} at ${new Date(at).toISOString()}`;
       const beat = lastBeatBefore(prev.name, at);
       // 250 ms: the audit time is when the heartbeat's answer was sent, a little after the write.
-      if (at < beat + leaseMs - 250) live!.push(`${desc}: taken from ${prev.name} ${at - beat} ms after its last heartbeat (lease ${leaseMs} ms)`);
+      if (at < beat + leaseMs - 250 && !afterLapse(prev.name, at)) live!.push(`${desc}: taken from ${prev.name} ${at - beat} ms after its last heartbeat (lease ${leaseMs} ms)`);
       if (prev.name === 'a') {
         const delay = at - moments.killed;
         delays.push(delay);

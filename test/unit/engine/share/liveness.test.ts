@@ -61,4 +61,15 @@ describe('liveness by the observer\'s clock', () => {
     l.observe('x', 17); // it kept beating meanwhile
     expect(l.isStale('x', 8000)).toBe(false);
   });
+
+  it('with a largest look age, an old look judges nobody stale', () => {
+    const c = clock();
+    const l = new Liveness(c);
+    l.observe('x', 5);
+    c.t += 8000;
+    l.observe('x', 5);
+    expect(l.isStale('x', 8000, 1000)).toBe(true);
+    c.t += 1001; // acting this long after the look could hit an agent that has come back
+    expect(l.isStale('x', 8000, 1000)).toBe(false);
+  });
 });
