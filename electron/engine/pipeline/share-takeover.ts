@@ -62,7 +62,9 @@ async function takeBatch(
   note: (batch: string, dropped: { safeName: string }[]) => void,
 ): Promise<string> {
   const r = t.record;
-  const existing = r.serviceBatchId ? ctx.store.runs.batchByServiceId(r.serviceBatchId, ctx.serviceId) : undefined;
+  // This agent's own batch coming back (after a restart, or given up and taken back): found by its unique name.
+  const named = ctx.store.share.batchNamed(r.name);
+  const existing = named !== undefined ? ctx.store.runs.batch(named) : r.serviceBatchId ? ctx.store.runs.batchByServiceId(r.serviceBatchId, ctx.serviceId) : undefined;
   const rows: { file: ShareBatchFile; row: FileRow | null }[] = [];
   // A member already in another batch of this agent stays there: out of this batch, like one another agent holds.
   const elsewhereHere: ShareBatchFile[] = [];
@@ -79,6 +81,7 @@ async function takeBatch(
       // This agent had the batch before and gave it up: it is its own again.
       id = existing.id;
       ctx.store.share.reviveBatch(id);
+      if (r.serviceBatchId && !existing.serviceBatchId) ctx.store.runs.setBatchService(id, r.serviceBatchId, r.servicePath, ctx.serviceId);
     } else {
       id = ctx.store.runs.addBatch({ folderId: folder.id, name: r.name, plan: r.plan }).id;
       ctx.store.runs.closeBatch(id);

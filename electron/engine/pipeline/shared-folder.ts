@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { relative, sep } from 'node:path';
 import { validateFolderSettings, type HotFolderSettings } from '../../../shared/hot-folder.js';
 import type { ServiceClient } from '../service/index.js';
-import type { FleetAgent, Share, ShareBatchRecord, ShareSettings } from '../share/api.js';
+import type { ClaimOutcome, FleetAgent, Share, ShareBatchRecord, ShareSettings } from '../share/api.js';
 import { defaultCoordinationFolder } from '../share/default-folder.js';
 import { serviceShareFiles } from '../share/files.js';
 import { createShare } from '../share/protocol.js';
@@ -113,9 +113,15 @@ export class SharedFolders implements ShareHooks {
    */
   private async readopt(m: Member): Promise<void> {
     const rows = this.ctx.store.files.list({ folderId: m.folder.id }).filter((f) => f.sha256 && ['queued', 'uploading', 'uploaded', 'running'].includes(f.state));
-    for (const f of rows) {
-      const outcome = await m.share.claim(f.sha256 as string, relOf(m.folder.path, f.path), f.size);
+    const outcomes: ClaimOutcome[] = [];
+    for (const f of rows) outcomes.push(await m.share.claim(f.sha256 as string, relOf(m.folder.path, f.path), f.size));
+    // A batch the share knows as this agent's comes back whole with the next poll (a takeover of its
+    // own): its files wait for it, those only claimed too (the share hands them back as its own).
+    const comingBack = new Set(rows.filter((f, i) => outcomes[i]?.kind === 'held' && (outcomes[i] as { holderId: string }).holderId === m.share.agentId && f.batchId !== null).map((f) => f.batchId));
+    for (const [i, f] of rows.entries()) {
+      const outcome = outcomes[i] as ClaimOutcome;
       if (outcome.kind === 'held') this.elsewhere(m, f, outcome.holderName);
+      else if (outcome.kind === 'won' && comingBack.has(f.batchId)) this.elsewhere(m, f, m.share.agentName);
       // Finished by this agent just before it stopped: its follower records the end here, and moves the file.
       else if (outcome.kind === 'finished' && outcome.holderId === m.share.agentId) this.finishedBefore.add(f.sha256 as string);
       else if (outcome.kind === 'finished') {
@@ -240,9 +246,12 @@ export class SharedFolders implements ShareHooks {
     const m = this.member(b.folderId);
     if (!m || !b.name || this.recorded.has(b.name)) return;
     const name = b.name;
+    const record = this.record(m, b);
+    // Nothing of it left here (its files wait for the share to hand the batch back): nothing to record.
+    if (record.files.length === 0) return;
     await this.retrying('the share could not record the batch', async () => {
       try {
-        await m.share.batched(this.record(m, b));
+        await m.share.batched(record);
       } catch (e) {
         // Recorded already, before a restart: the share gave this agent its batch back with its contents.
         if (!(await m.share.stillMineBatch(name))) throw e;

@@ -27,6 +27,7 @@ export function shareQueries(db: Db, now: () => number = Date.now) {
     'INSERT INTO share_agents (folder_id, agent_id, name, host, last_heartbeat_ms, in_flight, is_self, stale, seen_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const all = db.prepare<[], RawAgent>('SELECT * FROM share_agents ORDER BY folder_id, is_self DESC, name');
   const revive = db.prepare<[number]>('UPDATE batches SET deleted_ms = NULL WHERE id = ?');
+  const batchNamed = db.prepare<[string], { id: number }>('SELECT id FROM batches WHERE name = ? ORDER BY id DESC LIMIT 1');
   const inWork = db.prepare<[number, string, number], { id: number }>(
     "SELECT id FROM files WHERE folder_id = ? AND sha256 = ? AND id != ? AND state IN ('queued', 'uploading', 'uploaded', 'running') LIMIT 1");
   const waiting = db.prepare<[number, string], { id: number }>("SELECT id FROM files WHERE folder_id = ? AND sha256 = ? AND state = 'elsewhere' ORDER BY id");
@@ -60,6 +61,10 @@ export function shareQueries(db: Db, now: () => number = Date.now) {
     /** Files of the folder with this content that wait for another agent (state 'elsewhere'). */
     waitingElsewhere(folderId: number, sha256: string): number[] {
       return waiting.all(folderId, sha256).map((r) => r.id);
+    },
+    /** This store's batch of that (unique) name, if it has one. */
+    batchNamed(name: string): number | undefined {
+      return batchNamed.get(name)?.id;
     },
     /** A batch given up earlier (another agent took it) is this agent's again: it was taken back over. */
     reviveBatch(batchId: number): void {

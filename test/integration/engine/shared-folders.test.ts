@@ -3,7 +3,7 @@
 // Checked on the service itself (plain HTTP, not DocSync's client): every content uploaded once and
 // run once, every file finished by exactly one agent, and an agent stopped mid-way taken over.
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -21,6 +21,8 @@ import { waitUntil } from '../../helpers/wait.js';
 const LEASE_MS = 2000;
 const HEARTBEAT_MS = 400;
 const SHARE = { name: 'office', leaseMs: LEASE_MS, heartbeatMs: HEARTBEAT_MS };
+/** A whole flow over the real sandbox, two engines on a shared 2-core machine: more than the default 30 s under load. */
+const FLOW_MS = 120_000;
 
 interface Agent { name: string; engine: Engine; store: Store; client: ServiceClient; stopped: boolean }
 
@@ -180,7 +182,7 @@ describe('two agents, one shared folder', () => {
     const calls = [[alpha, fa], [beta, fb]].flatMap(([a, f]) => Object.values((a as Agent).engine.shareCalls((f as { id: number }).id))).reduce((x, y) => x + y, 0);
     console.log(`share calls: ${calls} for 43 files, ${(calls / 43).toFixed(1)} per file (two agents)`);
     expect(calls).toBeGreaterThan(43);
-  });
+  }, FLOW_MS);
 
   it('an agent stopped mid-way (no finishing) has its claimed and batched files taken over within lease + heartbeat; no run starts twice', async () => {
     // Slow pages keep runs going for a while, so the stop finds batches uploaded and running.
@@ -221,7 +223,7 @@ describe('two agents, one shared folder', () => {
     // Nothing of the taken-over files is left in the inbox's way: all are still there (keep is the default), none lost.
     expect((await readdir(inbox)).sort()).toEqual([...names].sort());
     await beta.engine.idle(20_000);
-  });
+  }, FLOW_MS);
 
   it('an agent restarted on its data home takes its own claims and batches back: each content still uploaded and run once', async () => {
     const { inbox, share } = await setUp({ pageDelayMs: 100 });
@@ -241,7 +243,31 @@ describe('two agents, one shared folder', () => {
     await waitUntil(() => names.every((n) => [alpha, beta].some((a) => rows(a, n).some((f) => f.state === 'done'))), 'every file is done at one of the two', 60_000);
     await expectOnceEach(contents.map(sha256));
     await waitUntil(() => names.every((n) => [alpha, beta].every((a) => rows(a, n).some((f) => FINAL.has(f.state)))), 'every file is settled at both', 20_000);
-  });
+  }, FLOW_MS);
+
+  it('an agent stopped after the share heard a file was done but before the file was archived archives it after a restart', async () => {
+    const { inbox, share } = await setUp();
+    const archive = join(root as string, 'archive');
+    const solo = await agent('solo', share);
+    const settings = { ...folderSettings(inbox), afterSuccess: { action: 'archive', archiveDir: archive } };
+    await solo.engine.addFolder(settings);
+    await writeFile(join(inbox, 'late.txt'), invoice(501));
+    await waitUntil(() => rows(solo, 'late.txt').some((f) => f.state === 'done'), 'late.txt is done');
+    await solo.engine.stop();
+    // As if the process had died between the two: the share says done, the store says running, the file is still in the inbox.
+    const [row] = rows(solo, 'late.txt');
+    solo.store.files.transition((row as FileRow).id, 'running');
+    const archived = await readdir(archive);
+    expect(archived).toEqual(['late.txt']);
+    await rename(join(archive, 'late.txt'), join(inbox, 'late.txt'));
+    const again = new Engine({ store: solo.store, client: solo.client, home: join(root as string, 'home-solo'), share, agentName: 'solo', poll: { initialMs: 50, maxMs: 200, reviewMs: 200 }, retry: { initialMs: 50, maxMs: 500 } });
+    solo.engine = again;
+    await again.start();
+    await waitUntil(() => solo.store.files.get((row as FileRow).id)?.state === 'done', 'late.txt is done again', 40_000);
+    await waitUntil(async () => (await readdir(archive)).includes('late.txt'), 'late.txt is archived again');
+    expect(await readdir(inbox)).toEqual([]);
+    await expectOnceEach([sha256(invoice(501))]);
+  }, FLOW_MS);
 
   it('a folder without a share is not touched by shares: no claim, no fleet, files done as before', async () => {
     const { inbox } = await setUp();
@@ -261,5 +287,5 @@ describe('two agents, one shared folder', () => {
     expect(made).toBe(0);
     expect(solo.engine.fleet(folder.id)).toEqual([]);
     expect(solo.store.files.list().every((f) => f.handledBy === null)).toBe(true);
-  });
+  }, FLOW_MS);
 });
