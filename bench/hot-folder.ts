@@ -4,8 +4,13 @@
 // client alone uploading 2,000 of them at its default concurrency (as `bench:upload` does for small
 // files), measured before and after the engine; the intake+upload rate is given as a ratio to the
 // faster of the two (files of their own, so both runs read the same). `--curl` adds the old `xargs -P 8 curl` baseline (slow here: a process per file).
-//   npm run bench:hot-folder [-- --files 10000] [--curl] [--until-uploaded] [--snapshot-at-mb N]
+// The sandbox holds the runs it is asked to start until every file is uploaded (`--hold-runs`): a real
+// service processes them on its own machines, and here the processing would share the 2 cores with
+// the uploads measured, which the client's baseline does not. `--runs-during-upload`: processed at
+// once, as before (both figures are in bench/README.md).
+//   npm run bench:hot-folder [-- --files 10000] [--curl] [--until-uploaded] [--snapshot-at-mb N] [--profile] [--runs-during-upload]
 import { randomBytes } from 'node:crypto';
+import { Session } from 'node:inspector/promises';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { setFlagsFromString, writeHeapSnapshot } from 'node:v8';
@@ -27,7 +32,13 @@ const clientCount = Math.min(count, 2000);
 // --until-uploaded: stop once every file is uploaded (a quicker look at intake and upload alone, e.g. under a profiler).
 const untilUploaded = process.argv.includes('--until-uploaded');
 const root = await mkdtemp(join(tmpdir(), 'docsync-bench-hot-'));
-const sb = await startSandboxProcess(['--page-delay-ms', '0', '--job-delay-ms', '10']);
+const holdRuns = !process.argv.includes('--runs-during-upload');
+const sb = await startSandboxProcess(['--page-delay-ms', '0', '--job-delay-ms', '10', ...(holdRuns ? ['--hold-runs'] : [])]);
+/** The sandbox processes the runs it held, and every new one at once. */
+const releaseRuns = async (): Promise<void> => {
+  const res = await fetch(`${sb.url}/sandbox/runs/hold`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' }, body: '{"hold":false}' });
+  if (!res.ok) throw new Error(`releasing the sandbox's runs failed: ${res.status} ${await res.text()}`);
+};
 const client = new ServiceClient({ baseUrl: sb.url, token: TOKEN });
 const store = openStore(join(root, 'home', STORE_FILE));
 const engine = new Engine({ store, client, home: join(root, 'home'), poll: { initialMs: 200, maxMs: 2000 } });
@@ -86,6 +97,14 @@ try {
   // The peak of the engine's work alone: Linux resets the process's peak RSS (VmHWM) on this write, so
   // the files written and the client's baseline before do not count. Elsewhere: the process's whole life.
   const hwmReset = await writeFile('/proc/self/clear_refs', '5').then(() => true, () => false);
+  // --profile: a CPU profile of this process (the engine) from the drop until every file is uploaded,
+  // written under test-results/ (a profile of the whole run would mix in writing the files and the client's baseline).
+  const profiler = process.argv.includes('--profile') ? new Session() : undefined;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
   const [cpu0, sb0] = [process.cpuUsage(), await sb.cpuMs()];
   let upCpu = { engine: NaN, sandbox: NaN };
   const t0 = performance.now();
@@ -120,6 +139,15 @@ try {
         if (k === 'uploaded') {
           const cpu = process.cpuUsage(cpu0);
           upCpu = { engine: (cpu.user + cpu.system) / 1000 / count, sandbox: ((await sb.cpuMs()) - sb0) / count };
+          if (holdRuns && !untilUploaded) await releaseRuns();
+          if (profiler) {
+            const { profile } = await profiler.post('Profiler.stop');
+            await mkdir('test-results', { recursive: true });
+            const file = join('test-results', `hot-folder-${count}-${Date.now()}.cpuprofile`);
+            await writeFile(file, JSON.stringify(profile));
+            profiler.disconnect();
+            console.log(`  CPU profile from the drop until all uploaded: ${file}`);
+          }
         }
         rssAt[k] = process.memoryUsage().rss;
       }
@@ -140,7 +168,8 @@ try {
   console.log(`  intake + upload (all uploaded):    ${(upMs / 1000).toFixed(1)} s = ${rate(count, upMs).toFixed(0)} files/s`);
   console.log(`  client alone, ${clientCount} files:        ${clientBefore.rate.toFixed(0)} files/s before, ${clientAfter.rate.toFixed(0)} after`);
   console.log(`  ratio intake+upload / client:      ${(rate(count, upMs) / best.rate).toFixed(2)} (against the faster client run; target >= 0.8)`);
-  // Until all were uploaded the sandbox also ran the first batches' runs, which a real service does on its own machines.
+  // Unless held, until all were uploaded the sandbox also ran the first batches' runs, which a real service does on its own machines.
+  console.log(`  sandbox runs: ${holdRuns ? 'held until all were uploaded (--runs-during-upload: processed at once)' : 'processed at once, beside the uploads'}`);
   console.log(`  CPU per file until all uploaded:   engine process ${ms1(upCpu.engine)} ms, sandbox ${ms1(upCpu.sandbox)} ms; client alone ${ms1(best.cpu)} ms, sandbox serving it ${ms1(best.sandboxCpu)} ms`);
   if (curlLine) console.log(curlLine);
   console.log(`  all files past each stage at: ${Object.entries(reached).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}`);

@@ -29,6 +29,8 @@ export interface SandboxOptions {
   namespace: string;
   /** Largest JSON request body. */
   maxJsonBytes: number;
+  /** Runs wait, RUNNING, until released by POST /sandbox/runs/hold {"hold": false} (executor.ts). */
+  holdRuns: boolean;
   /** Most OCR workers at once (images and scanned PDF pages); each is a thread with its own model. */
   ocrWorkers: number;
 }
@@ -44,4 +46,5 @@ export const DEFAULT_OPTIONS: SandboxOptions = {
   namespace: 'svc',
   maxJsonBytes: 1024 * 1024,
   ocrWorkers: availableParallelism(),
+  holdRuns: false,
 };

@@ -46,8 +46,14 @@ export interface EngineOptions {
   agentName?: string;
 }
 
-/** Workers taking in one folder's stable files (each holds one of the engine's 8 intake slots while it reads a file). */
-const TAKERS_PER_FOLDER = 8;
+/**
+ * Workers taking in one folder's stable files (each holds one of the engine's intake slots while it
+ * reads a file). 32, not 8: small files are hashed in a worker thread, asked for in groups
+ * (file-worker.ts), and their rows stored in group commits: more at once makes fewer, larger groups.
+ */
+const TAKERS_PER_FOLDER = 32;
+/** Files taken in at once, engine-wide: a drop of 10,000 files opens at most this many (large ones; EMFILE, memory). */
+const INTAKE_SLOTS = 32;
 
 /** How often the store's folder table is compared with the running watchers. */
 const FOLDER_SYNC_MS = 3000;
@@ -94,8 +100,8 @@ export class Engine extends EventEmitter<EngineEvents> {
   private readonly uploadConcurrency: number;
   private readonly retry: { initialMs: number; maxMs: number };
   private readonly folders = new Map<number, FolderLoop>();
-  /** Files hashed and taken in at once: a drop of 10,000 files opens 8 at a time, not 10,000 (EMFILE, memory). */
-  private readonly intakeSlots = new Semaphore(8);
+  /** Files hashed and taken in at once: a drop of 10,000 files opens a few at a time, not 10,000 (EMFILE, memory). */
+  private readonly intakeSlots = new Semaphore(INTAKE_SLOTS);
   /** One run's results stored at a time (resultsTurn in context.ts). */
   private readonly resultsSlot = new Semaphore(1);
   private readonly ctl = new AbortController();

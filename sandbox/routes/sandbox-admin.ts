@@ -4,7 +4,7 @@ import type { SandboxCore } from '../core.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { readJson, sendJson } from '../http/io.js';
 import type { Route } from '../http/router.js';
-import { oneOf, optString, optStringArray } from '../http/validate.js';
+import { oneOf, optBool, optString, optStringArray } from '../http/validate.js';
 import type { RunExecutor } from '../runs/executor.js';
 import type { FaultInjector } from '../faults.js';
 
@@ -82,6 +82,18 @@ export function sandboxRoutes(core: SandboxCore, runs: RunExecutor, faults: Faul
           throw badRequest((e as Error).message);
         }
         sendJson(res, 200, { kind, count, message });
+      },
+    },
+    {
+      // Holds runs started from now on (accepted, RUNNING, not processed), or releases every held run.
+      method: 'POST', pattern: '/sandbox/runs/hold', logType: 'app_v2', auth: 'sandbox',
+      async handler({ req, res }) {
+        const body = await readJson(req, core.opts.maxJsonBytes);
+        const hold = optBool(body, 'hold');
+        if (hold === undefined) throw badRequest('"hold" is required: true to hold new runs, false to release them');
+        const released = hold ? 0 : runs.heldRuns;
+        runs.hold(hold);
+        sendJson(res, 200, { hold, released });
       },
     },
     {

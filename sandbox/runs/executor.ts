@@ -26,8 +26,33 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  */
 export class RunExecutor {
   private readonly active = new Map<string, AbortController>();
+  /**
+   * Held (option holdRuns, or POST /sandbox/runs/hold): runs are accepted and shown RUNNING but not
+   * processed until released, as on a service whose workers are busy. Benchmarks use it so the
+   * sandbox's processing, which a real service does on its own machines, does not share this
+   * machine's cores with the uploads they measure.
+   */
+  private held: Set<string> | null;
 
-  constructor(private readonly core: SandboxCore) {}
+  constructor(private readonly core: SandboxCore) {
+    this.held = core.opts.holdRuns ? new Set() : null;
+  }
+
+  /** Holds runs started from now on (true), or releases every held run and processes new ones at once (false). */
+  hold(on: boolean): void {
+    if (on) {
+      this.held ??= new Set();
+      return;
+    }
+    const waiting = this.held ?? new Set<string>();
+    this.held = null;
+    for (const id of waiting) this.start(id);
+  }
+
+  /** Runs waiting to be released (0 when not holding). */
+  get heldRuns(): number {
+    return this.held?.size ?? 0;
+  }
 
   row(id: string): RunRow | undefined {
     return this.core.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as RunRow | undefined;
@@ -35,6 +60,10 @@ export class RunExecutor {
 
   start(id: string): void {
     if (this.active.has(id)) return;
+    if (this.held) {
+      this.held.add(id);
+      return;
+    }
     const ctl = new AbortController();
     this.active.set(id, ctl);
     void this.process(id, ctl.signal)
@@ -47,6 +76,7 @@ export class RunExecutor {
 
   /** Stops processing (delete, shutdown); what was stored stays stored. */
   stop(id: string): void {
+    this.held?.delete(id);
     this.active.get(id)?.abort();
   }
 

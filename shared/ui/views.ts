@@ -184,6 +184,8 @@ export interface SearchHitView {
   kind: 'field' | 'document';
   runId: number;
   serviceRunId: string;
+  /** When the run was made (ms since the epoch): how the hit names it. */
+  runCreatedMs: number | null;
   /** Where the run ran (see RunView.origin). */
   origin: string | null;
   resultFileId: number;

@@ -166,6 +166,8 @@ test('search finds a value across everything and opens it', async () => {
   await box.fill('INV-3');
   const hits = searchHits();
   await expect(hits.getByText(/INV-3/).first()).toBeVisible();
+  // A hit names its run as people know it (when it was made), not by the service's id.
+  await expect(hits.getByRole('option').first()).toContainText(/Run of \w{3} \d{1,2}, \d{1,2}:\d{2}/);
   await shoot('10-search');
   await box.fill('');
 });

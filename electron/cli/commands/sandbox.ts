@@ -14,10 +14,13 @@ export const SANDBOX_HELP = `docsync sandbox [--port N] [--data DIR] [--faults S
   --context-header NAME  name of the context header (default Svc-Context)
   --namespace S          namespace segment of the deployment (default svc): /v2/S/secrets, and
                          runtime_config.S.pdf.passwords in run settings (--secrets-namespace: same)
-  --ocr-workers N        most pages read by OCR at once (images, scanned PDFs); default: one per core`;
+  --ocr-workers N        most pages read by OCR at once (images, scanned PDFs); default: one per core
+  --hold-runs            accept runs but process none until POST /sandbox/runs/hold {"hold": false}
+                         (benchmarks: the uploads measured do not share the cores with processing)`;
 
 export async function sandboxCommand(argv: string[]): Promise<void> {
   const args = parseArgs(argv, {
+    booleans: ['hold-runs'],
     values: ['port', 'data', 'faults', 'users', 'part-size', 'page-delay-ms', 'job-delay-ms', 'results-page-size', 'context-header', 'namespace', 'secrets-namespace', 'part-order-grace-ms', 'ocr-workers'],
   });
   if (args.positional.length) throw new UsageError(`unexpected argument "${args.positional[0]}"`);
@@ -53,6 +56,7 @@ export async function sandboxCommand(argv: string[]): Promise<void> {
   set('contextHeader', args.flags.get('context-header'));
   set('namespace', args.flags.get('namespace') ?? args.flags.get('secrets-namespace'));
   set('ocrWorkers', intFlag(args, 'ocr-workers', 1));
+  if (args.booleans.has('hold-runs')) opts.holdRuns = true;
 
   let sandbox;
   try {

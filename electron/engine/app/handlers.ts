@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Handlers } from '../../../shared/ui/contract.js';
 import { codedError } from '../../../shared/ui/errors.js';
+import { runNamed } from '../../../shared/ui/messages.js';
 import type { FolderView, ResultTreeFolder } from '../../../shared/ui/views.js';
 import { normalizeNamespace, normalizeUrl, saveConnectionSettings, type Connection } from '../config/connection.js';
 import { KeychainUnavailableError } from '../config/credentials.js';
@@ -71,7 +72,7 @@ export function createHandlers(core: AppCore): Handlers {
     if (a.documentId === undefined) throw new Error('give the documentId of the post-processed PDF');
     const runId = core.store.browse.runOfDocument(a.documentId);
     const art = runId === undefined ? undefined : core.store.results.artifactsOfRun(runId).find((x) => x.documentId === a.documentId && x.complete);
-    if (!art) throw new Error(`no post-processed PDF of document ${a.documentId} has been downloaded`);
+    if (!art) throw new Error('The processed PDF of this document has not been downloaded yet. It is fetched with the run\'s results; try again in a moment.');
     return art.localPath;
   };
 
@@ -275,7 +276,7 @@ export function createHandlers(core: AppCore): Handlers {
     'export.run': async ({ runId, format }) => {
       const run = runOrThrow(runId);
       const out = exportRun(core.store, runId, format);
-      if (out.files === 0) throw new Error(`run ${run.serviceRunId} has no stored results yet`);
+      if (out.files === 0) throw new Error(`${runNamed(run.createdMs)} has no results stored yet: there is nothing to export.`);
       return { name: `${run.serviceRunId}${exportSuffix(format)}`, mime: exportMime(format), text: out.text };
     },
     'export.selection': async ({ folderId, sinceMs, untilMs, format }) => {

@@ -112,6 +112,6 @@ export function resultFileView(
 }
 
 export const searchHitView = (store: Store, h: SearchHit): SearchHitView => ({
-  kind: h.kind, runId: h.runId, serviceRunId: h.serviceRunId, origin: store.services.label(h.serviceId), resultFileId: h.resultFileId, documentId: h.documentId, fieldId: h.fieldId,
+  kind: h.kind, runId: h.runId, serviceRunId: h.serviceRunId, runCreatedMs: store.runs.run(h.runId)?.createdMs ?? null, origin: store.services.label(h.serviceId), resultFileId: h.resultFileId, documentId: h.documentId, fieldId: h.fieldId,
   fieldName: h.fieldName, className: h.className, fileName: h.fileName, snippet: h.snippet,
 });

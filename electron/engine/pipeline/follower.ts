@@ -30,7 +30,7 @@ async function storeResults(ctx: PipelineContext, run: RunRow, signal: AbortSign
   // Each page is parsed and stored in one long stretch of the event loop: files waiting to be taken
   // in or uploaded go first, before the next page is fetched (issue 14).
   for await (const p of ctx.client.iterateResults(run.serviceRunId, ALL_BLOCKS, { signal })) {
-    ctx.store.results.storeResultsPage(run.id, p.raw, p.page, p.fileOffset);
+    ctx.store.results.storeResultsPage(run.id, p.raw, p.page, p.fileOffset, p.rawText);
     await ctx.uploadsFirst?.();
   }
   // Per service: two services may use the same run ids.

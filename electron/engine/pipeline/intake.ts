@@ -4,7 +4,7 @@ import type { FileRow } from '../store/index.js';
 import type { StableFile } from '../watch/watcher.js';
 import { BatchNames } from '../watch/safe-names.js';
 import { setState, type PipelineContext } from './context.js';
-import { sha256File } from './hash.js';
+import { hashSeenFile } from './file-worker.js';
 import { cannotRead, isUnreadable, markUnreadable } from './unreadable.js';
 import type { BatchPlan } from './plan.js';
 import { randomUUID } from 'node:crypto';
@@ -22,7 +22,7 @@ export async function intake(
   if (known && known.size === obs.size && known.mtimeMs === mtimeMs && known.state !== 'discovered' && !isUnreadable(known)) return null;
   let sha: string;
   try {
-    sha = await sha256File(obs.path, obs.size);
+    sha = await hashSeenFile(obs.path, obs.size);
   } catch (err) {
     const why = cannotRead(err);
     if (why === null) return null; // gone again: the next scan will say

@@ -5,15 +5,21 @@ import { inWords, log, setState, setStates, storeState, technical, type Pipeline
 import { batchTag, parsePlan, runSettings, type BatchPlan } from './plan.js';
 import { abandonBatch, removeStaleUpload, StaleUpload } from './stale-upload.js';
 import { readProblem } from './unreadable.js';
+import { statSeen } from './file-worker.js';
 
 /**
  * Is the file still the version the store recorded? The store keeps mtimes in whole milliseconds,
  * so the comparison floors the fresh one the same way.
  */
 export async function recheckStored(f: FileRow): Promise<'same' | 'changed' | 'missing'> {
-  const st = await stat(f.path).catch(() => null);
-  if (!st?.isFile()) return 'missing';
-  return st.size === f.size && Math.floor(st.mtimeMs) === f.mtimeMs ? 'same' : 'changed';
+  return (await lookStored(f)).is;
+}
+
+/** recheckStored, with what was seen when it is the same (handed to the client: one look, not two, per upload). */
+async function lookStored(f: FileRow): Promise<{ is: 'same' | 'changed' | 'missing'; seen?: { size: number; mtimeMs: number } }> {
+  const st = await statSeen(f.path).catch(() => null);
+  if (!st?.isFile) return { is: 'missing' };
+  return st.size === f.size && Math.floor(st.mtimeMs) === f.mtimeMs ? { is: 'same', seen: { size: st.size, mtimeMs: st.mtimeMs } } : { is: 'changed' };
 }
 
 /** Files up to the service's suggested single-upload size go in one PUT; larger ones in parts. */
@@ -80,13 +86,13 @@ function rehomeBatch(ctx: PipelineContext, b: BatchRow): BatchRow {
   return ctx.store.runs.batch(b.id) as BatchRow;
 }
 
-async function sendFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal: AbortSignal): Promise<void> {
+async function sendFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal: AbortSignal, seen?: { size: number; mtimeMs: number }): Promise<void> {
   const client: ServiceClient = ctx.client;
   const batchId = Number(b.serviceBatchId);
   const name = f.safeName as string;
   const onProgress = (sent: number): void => ctx.emit('progress', { fileId: f.id, sent, total: f.size });
   if (f.size <= SINGLE_PUT_MAX) {
-    await client.putBatchFile(batchId, name, f.path, { onProgress: (sent) => onProgress(sent), signal });
+    await client.putBatchFile(batchId, name, f.path, { onProgress: (sent) => onProgress(sent), signal, ...(seen ? { seen } : {}) });
     return;
   }
   const prior = ctx.store.files.openMultipart(f.id, ctx.serviceId);
@@ -134,7 +140,8 @@ function requeueChanged(ctx: PipelineContext, f: FileRow, why: string): void {
  * back to waiting for stability (never uploaded torn), one that is gone is skipped.
  */
 async function uploadFile(ctx: PipelineContext, b: BatchRow, stored: FileRow, servicePath: string | null, signal: AbortSignal): Promise<void> {
-  const before = await recheckStored(stored);
+  const look = await lookStored(stored);
+  const before = look.is;
   if (before === 'changed') {
     // Already 'uploading': an earlier attempt (before a crash or a retry) may have sent the old version.
     if (stored.state === 'uploading') await removeStaleUpload(ctx, b, stored, 'the file changed before upload', signal);
@@ -151,7 +158,7 @@ async function uploadFile(ctx: PipelineContext, b: BatchRow, stored: FileRow, se
   });
   if (before === 'missing') return ctx.shared?.letGo(stored);
   try {
-    await sendFile(ctx, b, f, signal);
+    await sendFile(ctx, b, f, signal, look.seen);
   } catch (e) {
     if (isServiceError(e, 'file-changed')) {
       // Its read permission was taken away since it was taken in: failed with the reason, out of the

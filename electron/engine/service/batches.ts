@@ -4,7 +4,7 @@ import {
   type BatchInfoView, type CreateBatchRequest, type FileNode, type ListBatchesQuery, type ListBatchFilesResponse,
 } from '../../../shared/service/index.js';
 import { isServiceError } from './errors.js';
-import { FileSlice, identify } from './file-slice.js';
+import { FileSlice, identify, type FileIdentity } from './file-slice.js';
 import { seg, type Transport } from './http.js';
 import { jobIdOfReply, type CallOptions } from './jobs.js';
 
@@ -17,6 +17,11 @@ export interface CreatedBatch {
 export interface UploadOptions extends CallOptions {
   /** Bytes sent so far of this file. */
   onProgress?: (sent: number, total: number) => void;
+  /**
+   * The file's size and mtime from a look the caller has just taken (a stat of a regular file): no
+   * second look before sending. The body is still checked against it before its last bytes go.
+   */
+  seen?: FileIdentity;
 }
 
 export function checkFileName(name: string): string {
@@ -85,7 +90,7 @@ export function deleteBatch(t: Transport, batchId: number, o: CallOptions = {}):
  */
 export async function putBatchFile(t: Transport, batchId: number, name: string, path: string, o: UploadOptions = {}): Promise<{ size: number }> {
   checkFileName(name);
-  const id = await identify(path);
+  const id = o.seen ?? (await identify(path));
   const { onProgress, signal } = o;
   await t.call({
     op: 'putBatchFile',

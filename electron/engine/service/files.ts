@@ -1,4 +1,5 @@
 /** The service's filesystem (spec 4.8): read (Range, retry-config), write (If-None-Match), metadata, delete, list. */
+import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import {
   parseFolderList, type FileNode, type PathMetadata,
@@ -130,8 +131,8 @@ export interface WriteResult {
 /**
  * PUT /v2/files/{path}: creates or overwrites a (non-empty) file, streamed from a local path or
  * sent from memory. With ifNoneMatch a file already there is a 412 ServiceError; but a 412 that
- * follows an ambiguous attempt of this same call, with the size at the path equal to ours, is
- * this call's own earlier success (reported as created).
+ * follows an ambiguous attempt of this same call, with exactly our bytes at the path, is this
+ * call's own earlier success (reported as created).
  */
 export async function writeFile(t: Transport, servicePath: string, source: string | Uint8Array, o: WriteFileOptions = {}): Promise<WriteResult> {
   const { ifNoneMatch, onProgress, ...call } = o;
@@ -155,11 +156,39 @@ export async function writeFile(t: Transport, servicePath: string, source: strin
     const loc = reply.headers.location;
     return { created: reply.status === 201, status: reply.status, location: typeof loc === 'string' ? loc : null };
   } catch (e) {
-    if (ifNoneMatch && isServiceError(e, 'http') && e.status === 412 && e.mayHaveTakenEffect) {
-      const meta = await statPath(t, servicePath, call);
-      if (meta?.nodeType === 'file' && meta.size === size) return { created: true, status: 201, location: null };
+    if (ifNoneMatch && isServiceError(e, 'http') && e.status === 412 && e.mayHaveTakenEffect && (await holdsSameBytes(t, servicePath, source, size, call))) {
+      return { created: true, status: 201, location: null };
     }
     throw e;
+  }
+}
+
+/** Bytes compared at a time when a conditional write's own success is checked. */
+const COMPARE_CHUNK = 4 * 1024 * 1024;
+
+/**
+ * Whether the file at `servicePath` holds exactly `source`'s bytes: how a 412 after an ambiguous
+ * attempt tells this call's own create from another writer's. The size alone cannot: two writers'
+ * records are often the same size (two agents claiming one content, issue 15).
+ */
+async function holdsSameBytes(t: Transport, servicePath: string, source: string | Uint8Array, size: number, call: CallOptions): Promise<boolean> {
+  const meta = await statPath(t, servicePath, call);
+  if (meta?.nodeType !== 'file' || meta.size !== size) return false;
+  const local = typeof source === 'string' ? await open(source, 'r') : null;
+  try {
+    for (let start = 0; start < size; start += COMPARE_CHUNK) {
+      const end = Math.min(size, start + COMPARE_CHUNK) - 1;
+      const there = await readFile(t, servicePath, { ...call, range: { start, end } });
+      let ours: Buffer;
+      if (local) {
+        ours = Buffer.alloc(end - start + 1);
+        await local.read(ours, 0, ours.length, start);
+      } else ours = Buffer.from((source as Uint8Array).subarray(start, end + 1));
+      if (!there.data.equals(ours)) return false;
+    }
+    return true;
+  } finally {
+    await local?.close();
   }
 }
 

@@ -37,8 +37,8 @@
  *     session that nobody commits creates nothing in the batch, so the orphan is harmless.
  * Idempotent calls that can notice their own earlier success are settled the same way: a commit
  * that answers 404 after an ambiguous attempt checks the batch for the file (name and size); a
- * conditional file write (If-None-Match) that answers 412 after an ambiguous attempt checks the
- * size at the path; deleting a secret that answers 404 after an ambiguous attempt is done.
+ * conditional file write (If-None-Match) that answers 412 after an ambiguous attempt compares the
+ * bytes at the path with its own; deleting a secret that answers 404 after an ambiguous attempt is done.
  *
  * The token is sent only in the Authorization header. It is never put in an error message, an
  * error's properties or a retry event (messages pass through `redact`, and got's errors, which

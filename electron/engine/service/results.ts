@@ -9,6 +9,8 @@ export type ResultsFlags = Omit<ResultsQuery, 'file_offset'>;
 export interface ResultsPage {
   /** The JSON as received; `raw.files[i]` is the source of `page.files[i]`. */
   raw: unknown;
+  /** The body `raw` was parsed from, as received: stored as is, not serialised again (issue 14). */
+  rawText: string;
   /** The lenient typed view (shared/service/parse-results.ts). */
   page: ResultsPageView;
   /** The file_offset this page was requested with. */
@@ -18,15 +20,15 @@ export interface ResultsPage {
 /** GET /v2/apps/runs/{run_id}/results at one file_offset. */
 export async function getResults(t: Transport, runId: string, q: ResultsQuery = {}, o: CallOptions = {}): Promise<ResultsPage> {
   const fileOffset = q.file_offset ?? 0;
+  const spec = { op: 'getResults', method: 'GET', path: `/v2/apps/runs/${seg(runId)}/results`, query: { ...q, file_offset: fileOffset }, idempotent: true, ok: [200], ...o } as const;
+  // The spread reads the body's text once (a getter), for the parser and for the store.
+  const reply = { ...(await t.call(spec)) };
   let raw: unknown;
-  const page = await t.json(
-    { op: 'getResults', method: 'GET', path: `/v2/apps/runs/${seg(runId)}/results`, query: { ...q, file_offset: fileOffset }, idempotent: true, ok: [200], ...o },
-    (r) => {
-      raw = r;
-      return parseResultsPage(r);
-    },
-  );
-  return { raw, page, fileOffset };
+  const page = t.parseBody(spec.op, reply, (r) => {
+    raw = r;
+    return parseResultsPage(r);
+  });
+  return { raw, rawText: reply.text, page, fileOffset };
 }
 
 /**

@@ -187,9 +187,9 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
   const incomplete = db.prepare<[], RawArtifact>('SELECT * FROM artifacts WHERE complete = 0 ORDER BY id');
   const artifactsOf = db.prepare<[number], RawArtifact>('SELECT * FROM artifacts WHERE run_id = ? ORDER BY id');
 
-  const store = db.transaction((runId: number, raw: unknown, page: ResultsPageView, fileOffset: number): StoredPage => {
+  const store = db.transaction((runId: number, raw: unknown, page: ResultsPageView, fileOffset: number, rawText: string | undefined): StoredPage => {
     delPage.run(runId, fileOffset);
-    const pageId = insPage.get(runId, fileOffset, JSON.stringify(raw), now())!.id;
+    const pageId = insPage.get(runId, fileOffset, rawText ?? JSON.stringify(raw), now())!.id;
     const out: StoredPage = { pageId, resultFileIds: [], documents: 0, fields: 0, caseFields: 0 };
     page.files.forEach((f, i) => {
       const local = f.input_file_path === null ? undefined : localFile.get(f.input_file_path, runId);
@@ -229,10 +229,11 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
     /**
      * Stores one results page of run `runId` (local runs.id) fetched at `fileOffset`: the raw JSON
      * and its normalised rows, in one transaction. Storing the same (run, file_offset) again
-     * replaces the earlier copy (e.g. results re-fetched after a review).
+     * replaces the earlier copy (e.g. results re-fetched after a review). `rawText`, the body `raw`
+     * was parsed from, is stored as received when given, instead of serialising `raw` again.
      */
-    storeResultsPage: (runId: number, raw: unknown, page: ResultsPageView, fileOffset = 0): StoredPage => {
-      const out = store.immediate(runId, raw, page, fileOffset);
+    storeResultsPage: (runId: number, raw: unknown, page: ResultsPageView, fileOffset = 0, rawText?: string): StoredPage => {
+      const out = store.immediate(runId, raw, page, fileOffset, rawText);
       whenIdle();
       return out;
     },

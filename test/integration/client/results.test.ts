@@ -68,6 +68,8 @@ describe('results paging (spec 4.6 rule 5)', () => {
       expect(raw.files.map((f) => f.original_file_name)).toEqual(p.page.files.map((f) => f.original_file_name));
       const rawField = raw.files[0]?.documents[0]?.fields[0];
       expect(p.page.files[0]?.documents[0]?.fields[0]).toMatchObject({ field_name: rawField?.field_name, value: rawField?.value });
+      // The body as received, which the store keeps instead of serialising `raw` again.
+      expect(JSON.parse(p.rawText)).toEqual(p.raw);
     }
   });
 

@@ -201,3 +201,43 @@ describe('deletion jobs (issue 11)', () => {
     expect(await c.deleteBatchFile(1, 'c.pdf')).toEqual({ jobId: null });
   });
 });
+
+describe('a conditional write cut off, then refused (412)', () => {
+  // The scripted server holds one file; the first PUT is cut off after its body arrived, as a
+  // reset after the service acted (or before it did) looks to the client.
+  const hold = (stored: () => Buffer | null): void => {
+    srv.route('HEAD /v2/files/svc-drive/claims/c/1.json', (_q, res) => {
+      const b = stored();
+      if (!b) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': b.length }).end();
+    });
+    srv.route('GET /v2/files/svc-drive/claims/c/1.json', (req, res) => {
+      const b = stored() as Buffer;
+      const m = /bytes=(\d+)-(\d+)/.exec(String(req.headers.range));
+      const part = m ? b.subarray(Number(m[1]), Number(m[2]) + 1) : b;
+      res.writeHead(m ? 206 : 200, { 'content-type': 'application/octet-stream', ...(m ? { 'content-range': `bytes ${m[1]}-${m[2]}/${b.length}` } : {}) }).end(part);
+    });
+  };
+
+  it("is this call's own create when the bytes there are ours", async () => {
+    let stored: Buffer | null = null;
+    hold(() => stored);
+    srv.route('PUT /v2/files/svc-drive/claims/c/1.json', (req, res, n, body) => {
+      if (n === 1) {
+        stored = Buffer.from(body);
+        return destroy(req);
+      }
+      json(res, 412, { message: 'a file already exists' });
+    });
+    const w = await client().writeFile('svc-drive/claims/c/1.json', Buffer.from('{"agent":"a1"}'), { ifNoneMatch: true });
+    expect(w).toMatchObject({ created: true, status: 201 });
+  });
+
+  it("is another writer's file when only the size matches (two agents' claims of one size)", async () => {
+    const theirs = Buffer.from('{"agent":"b2"}');
+    hold(() => theirs);
+    srv.route('PUT /v2/files/svc-drive/claims/c/1.json', (req, res, n) => (n === 1 ? destroy(req) : json(res, 412, { message: 'a file already exists' })));
+    const e = await failure(() => client().writeFile('svc-drive/claims/c/1.json', Buffer.from('{"agent":"a1"}'), { ifNoneMatch: true }));
+    expect(e).toMatchObject({ kind: 'http', status: 412, operation: 'writeFile' });
+  });
+});

@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../../electron/engine/store/index.js';
 import { buildCliIfNeeded, OUT } from '../../helpers/build-cli.js';
+import { ftsRows } from '../../helpers/fts-rows.js';
 import { seededRandom } from '../../../shared/seeded-random.js';
 
 const SEED = Number(process.env.CRASH_SEED ?? 20261124);
@@ -68,8 +69,8 @@ describe('search index after kill -9', () => {
       const n = (sql: string) => (s.db.prepare(sql).get() as { n: number }).n;
       // FTS5's own check: each index holds exactly the rows and words of what it indexes.
       for (const t of ['field_search', 'document_search']) s.db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
-      expect(n('SELECT count(*) AS n FROM field_search_docsize')).toBe(n('SELECT count(*) AS n FROM fields'));
-      expect(n('SELECT count(*) AS n FROM document_search_docsize')).toBe(n('SELECT count(*) AS n FROM documents'));
+      expect(ftsRows(s.db, 'field_search')).toBe(n('SELECT count(*) AS n FROM fields'));
+      expect(ftsRows(s.db, 'document_search')).toBe(n('SELECT count(*) AS n FROM documents'));
       expect(n("SELECT last_id AS n FROM search_watermark WHERE tbl = 'fields'")).toBe(n('SELECT max(id) AS n FROM fields'));
       const pages = n('SELECT count(*) AS n FROM result_pages');
       expect(pages).toBeGreaterThan(KILLS);

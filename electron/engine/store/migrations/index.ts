@@ -14,12 +14,13 @@ import { joinedWordsSearch } from './008-joined-words.js';
 import { reviewSince } from './009-review-since.js';
 import { searchIngest } from './010-search-ingest.js';
 import { searchWatermark } from './011-search-watermark.js';
+import { searchPrefixes } from './012-search-prefixes.js';
 import { sharedFolders } from './014-shared-folders.js';
 
 export type Migration = (db: Db) => void;
 
-/** 012 and 013 are numbers given to work not merged yet; until then they change nothing. */
+/** 013 is a number given to work not merged yet; until then it changes nothing. */
 const reserved: Migration = () => undefined;
 
 export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceKeys, serviceShapes, folderProblems, joinedWordsSearch, reviewSince, searchIngest,
-  searchWatermark, reserved, reserved, sharedFolders];
+  searchWatermark, searchPrefixes, reserved, sharedFolders];

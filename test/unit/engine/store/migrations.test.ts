@@ -12,7 +12,9 @@ import { parseResultsPage } from '../../../../shared/service/index.js';
 import { serviceShapes } from '../../../../electron/engine/store/migrations/006-service-shapes.js';
 import { searchIngest } from '../../../../electron/engine/store/migrations/010-search-ingest.js';
 import { searchWatermark } from '../../../../electron/engine/store/migrations/011-search-watermark.js';
+import { searchPrefixes } from '../../../../electron/engine/store/migrations/012-search-prefixes.js';
 import { sharedFolders } from '../../../../electron/engine/store/migrations/014-shared-folders.js';
+import { ftsRows } from '../../../helpers/fts-rows.js';
 import { resultsPage, tempStore, type TempStore } from './fixtures.js';
 
 let t: TempStore;
@@ -81,7 +83,7 @@ describe('migrations: numbered, in order, tracked with user_version', () => {
     // 004 replaced 002's single index by a field index and a document index over the same rows.
     expect(s.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'search_index'").get()).toEqual({ n: 0 });
     for (const t of ['field_search', 'document_search']) s.db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
-    expect(s.db.prepare('SELECT (SELECT count(*) FROM field_search_docsize) AS f, (SELECT count(*) FROM document_search_docsize) AS d').get()).toEqual({ f: 5, d: 3 });
+    expect({ f: ftsRows(s.db, 'field_search'), d: ftsRows(s.db, 'document_search') }).toEqual({ f: 5, d: 3 });
   });
 
   it('a database at version 3 keeps its searchable results through 004', () => {
@@ -200,7 +202,7 @@ describe('010: a page indexed at once, not row by row (issue 14)', () => {
     expect(s.search('INV-2026-00').map((h) => h.serviceRunId).sort()).toEqual(['run_8f2a', 'run_9c1d']);
     expect(s.search('Cover Letter').map((h) => [h.kind, h.serviceRunId]).sort()).toEqual([['document', 'run_8f2a'], ['document', 'run_9c1d']]);
     integrity(s);
-    const counts = () => s.db.prepare('SELECT (SELECT count(*) FROM field_search_docsize) AS f, (SELECT count(*) FROM fields) AS fields, (SELECT count(*) FROM document_search) AS d, (SELECT count(*) FROM documents) AS docs').get() as Record<string, number>;
+    const counts = () => ({ f: ftsRows(s.db, 'field_search'), ...(s.db.prepare('SELECT (SELECT count(*) FROM fields) AS fields, (SELECT count(*) FROM document_search) AS d, (SELECT count(*) FROM documents) AS docs').get() as Record<string, number>) });
     expect(counts()).toEqual({ f: 10, fields: 10, d: 6, docs: 6 });
 
     // Stored again after a review (the delete triggers take the old rows out of the index): still once each.
@@ -265,6 +267,52 @@ describe('014: shared folders (issue 15)', () => {
     expect(a.share.agentId()).toBe(id);
     a.close();
     expect(t.open().share.agentId()).toBe(id);
+  });
+});
+
+describe('012: search indexes with fewer prefix lengths and no column sizes (issue 14, third round)', () => {
+  const ddl = (db: { prepare(sql: string): { get(): unknown } }, name: string) =>
+    (db.prepare(`SELECT sql FROM sqlite_master WHERE name = '${name}'`).get() as { sql: string } | undefined)?.sql;
+
+  it('a store at 011 with results indexed and results waiting is made again: every row indexed once, found as before', () => {
+    const old = openDatabase(t.path);
+    migrate(old, MIGRATIONS.slice(0, MIGRATIONS.indexOf(searchPrefixes)));
+    expect(ddl(old, 'field_search')).toContain("prefix = '3 4 5 6 7 8 9 10 11 12'");
+    const { id: runId } = old.prepare("INSERT INTO runs (service_run_id, created_ms, updated_ms) VALUES ('run_8f2a', 0, 0) RETURNING id").get() as { id: number };
+    const results = resultsQueries(old, Date.now, { searchBatchRows: 1e9 });
+    results.storeResultsPage(runId, resultsPage(), parseResultsPage(resultsPage()), 0);
+    results.indexForSearch();
+    // The second page waits above the watermark, as after a quit during a download.
+    results.storeResultsPage(runId, resultsPage(), parseResultsPage(resultsPage()), 5);
+    results.stopIndexing();
+    expect(old.prepare("SELECT last_id AS n FROM search_watermark WHERE tbl = 'fields'").get()).toEqual({ n: 5 });
+    old.close();
+
+    const s = t.open();
+    expect(userVersion(s.db)).toBe(MIGRATIONS.length);
+    for (const x of ['field_search', 'document_search']) {
+      expect(ddl(s.db, x)).toContain("prefix = '3 4 5 6 7 8 10', columnsize = 0");
+      expect(ddl(s.db, `${x}_docsize`)).toBeUndefined();
+      s.db.prepare(`INSERT INTO ${x} (${x}, rank) VALUES ('integrity-check', 1)`).run();
+    }
+    expect(s.db.prepare("SELECT k, v FROM field_search_config WHERE k IN ('automerge', 'hashsize') ORDER BY k").all()).toEqual([{ k: 'automerge', v: 16 }, { k: 'hashsize', v: 8388608 }]);
+    expect({ f: ftsRows(s.db, 'field_search'), d: ftsRows(s.db, 'document_search') }).toEqual({ f: 10, d: 6 });
+    expect(s.db.prepare('SELECT tbl, last_id FROM search_watermark ORDER BY tbl').all()).toEqual([{ tbl: 'documents', last_id: 6 }, { tbl: 'fields', last_id: 10 }]);
+
+    // Prefixes with an index of their length (3-8, 10) and without (9, 11): the same hits.
+    const found = (q: string) => s.search(q).map((h) => h.snippet);
+    expect(found('Bürobedarf')).toEqual(['Müller [Bürobedarf] GmbH', 'Müller [Bürobedarf] GmbH']);
+    expect(found('Bürobedar')).toEqual(found('Bürobedarf'));
+    expect(found('Bürobe')).toEqual(found('Bürobedarf'));
+    expect(found('INV-2026-00')).toEqual(['[INV-2026-0042]', '[INV-2026-0042]']);
+    expect(found('INV-2026-004')).toEqual(found('INV-2026-00'));
+    // Few matches are still scored (bm25 reads column sizes from the text now).
+    expect(s.search('Café').map((h) => h.rank < 0)).toEqual([true, true]);
+
+    // Stored after the migration: indexed above the watermark as before.
+    s.results.storeResultsPage(s.runs.addRun({ serviceRunId: 'run_9c1d' }).id, resultsPage(), parseResultsPage(resultsPage()), 0);
+    expect(s.search('INV-2026-0042').map((h) => h.serviceRunId)).toEqual(['run_9c1d', 'run_8f2a', 'run_8f2a']);
+    expect(ftsRows(s.db, 'field_search')).toBe(15);
   });
 });
 

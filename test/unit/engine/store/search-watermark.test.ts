@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Store } from '../../../../electron/engine/store/index.js';
 import { resultsQueries } from '../../../../electron/engine/store/results.js';
 import { parseResultsPage } from '../../../../shared/service/index.js';
+import { ftsRows } from '../../../helpers/fts-rows.js';
 import { resultsPage, tempStore, type TempStore } from './fixtures.js';
 
 let t: TempStore;
@@ -17,8 +18,8 @@ afterEach(() => t.cleanup());
 
 type Db = Store['db'];
 const n = (db: Db, sql: string) => (db.prepare(sql).get() as { n: number }).n;
-/** Fields and documents in the indexes (FTS5 keeps a docsize row per indexed row). */
-const indexedRows = (db: Db) => ({ fields: n(db, 'SELECT count(*) AS n FROM field_search_docsize'), documents: n(db, 'SELECT count(*) AS n FROM document_search_docsize') });
+/** Fields and documents in the indexes (the indexes' own row totals). */
+const indexedRows = (db: Db) => ({ fields: ftsRows(db, 'field_search'), documents: ftsRows(db, 'document_search') });
 const storedRows = (db: Db) => ({ fields: n(db, 'SELECT count(*) AS n FROM fields'), documents: n(db, 'SELECT count(*) AS n FROM documents') });
 const watermark = (db: Db) => Object.fromEntries((db.prepare('SELECT tbl, last_id FROM search_watermark').all() as { tbl: string; last_id: number }[]).map((r) => [r.tbl, r.last_id]));
 /** FTS5's own check that each index holds exactly the rows and words of what it indexes (throws if not). */

@@ -47,6 +47,14 @@ describe('search: what it finds', () => {
     expect(s.search('1234.50').map((h) => h.fieldName)).toEqual(['total_amount']);
   });
 
+  it('a prefix of any length from 3 finds, with or without a prefix index of its length (3-8 and 10 have one, migration 012)', () => {
+    // "Bürobedarf" (10 letters) in a value; "INV-2026-0042" indexed joined as inv20260042 (11).
+    for (let n = 3; n <= 10; n++) expect(s.search('Bürobedarf'.slice(0, n)).map((h) => h.value), `${n} characters`).toContain('Müller Bürobedarf GmbH');
+    for (let n = 3; n <= 11; n++) expect(s.search('inv20260042'.slice(0, n)).map((h) => h.value), `${n} characters`).toContain('INV-2026-0042');
+    expect(s.search('Bürobedarfs')).toEqual([]);
+    expect(s.search('inv202600421')).toEqual([]);
+  });
+
   it('words are prefixes by default and all must match; custom snippet markers', () => {
     expect(s.search('Büro').map((h) => h.fieldName)).toEqual(['supplier_name']);
     expect(s.search('Büro', 10, { prefix: false })).toEqual([]);

@@ -183,7 +183,7 @@ describe('results store', { timeout: 60_000 }, () => {
     expect(Buffer.from((await results.original(fileId)).bytes).subarray(0, 5).toString()).toBe('%PDF-');
     const documentId = results.document?.id as number;
     await results.openFile('processed', { documentId }, 'processed');
-    expect(results.actionError).toBe(`no post-processed PDF of document ${documentId} has been downloaded`);
+    expect(results.actionError).toBe("The processed PDF of this document has not been downloaded yet. It is fetched with the run's results; try again in a moment.");
     expect(results.busy).toBeNull();
   });
 

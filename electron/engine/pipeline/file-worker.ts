@@ -1,0 +1,170 @@
+/**
+ * The pipeline's per-file looks at the disk (sha256 of a small file, a stat) in a worker thread,
+ * with plain synchronous calls there, handed over in groups (issue 14, second round). With node's
+ * async fs each call is a trip to libuv's thread pool (hashing: open, read, close); on a machine of
+ * 2 cores each trip wakes a pool thread that takes the core from the engine's main thread (a CPU
+ * profile of `bench:hot-folder`, 10,000 files: 1.8 s of 18.5 s in hashing, 2.3 s in the uploader's
+ * stats, most of it waiting for the core back). The watcher's stats (scan.ts, watcher.ts) come here too. Here the main thread posts one message per group
+ * of looks asked for in the same turn of the event loop; the worker's blocking calls stall nobody
+ * but it, and the engine's main thread (Electron's main process) never blocks on a disk.
+ *
+ * Hashing only up to SMALL_MAX: a large file would hold up the looks queued behind it, and its
+ * hashing is bound by reading, not by trips; it keeps sha256File. Without a worker (it could not
+ * start, or died), every look is made with async fs as before.
+ */
+import { stat } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
+import { sha256File } from './hash.js';
+
+/** Files up to this size are hashed in the worker. */
+export const SMALL_MAX = 1024 * 1024;
+
+/** Most looks per message: a group's reply waits for all of them. */
+const GROUP_MAX = 64;
+
+/** A stat's answer: what the pipeline compares. */
+export interface Seen {
+  isFile: boolean;
+  isDirectory: boolean;
+  size: number;
+  mtimeMs: number;
+}
+
+// The worker's code as a string (eval: true), so it needs no file of its own beside the bundles
+// the app, the command line and the tests each build. CommonJS: an eval'd worker has `require`.
+const SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const { openSync, readSync, closeSync, statSync } = require('node:fs');
+const { createHash } = require('node:crypto');
+const buf = Buffer.allocUnsafe(${SMALL_MAX});
+function hash(path, size) {
+  const fd = openSync(path, 'r');
+  try {
+    const h = createHash('sha256');
+    // No read past the size the watcher saw (as sha256File): a file that grew since is taken in again.
+    for (let total = 0; total < size; ) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, size - total), null);
+      if (n === 0) break;
+      h.update(buf.subarray(0, n));
+      total += n;
+    }
+    return h.digest('hex');
+  } finally {
+    closeSync(fd);
+  }
+}
+parentPort.on('message', (jobs) => {
+  parentPort.postMessage(jobs.map((j) => {
+    try {
+      if (j.op === 'hash') return { value: hash(j.path, j.size) };
+      const st = statSync(j.path);
+      return { value: { isFile: st.isFile(), isDirectory: st.isDirectory(), size: st.size, mtimeMs: st.mtimeMs } };
+    } catch (e) {
+      return { error: { message: e && e.message ? e.message : String(e), code: e && e.code } };
+    }
+  }));
+});
+`;
+
+type Look = { op: 'hash'; path: string; size: number } | { op: 'stat'; path: string };
+interface Job {
+  look: Look;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+}
+type Reply = { value: unknown } | { error: { message: string; code?: string } };
+
+/** The same look with async fs (no worker). */
+function direct(look: Look): Promise<unknown> {
+  if (look.op === 'hash') return sha256File(look.path, look.size);
+  return stat(look.path).then((st) => ({ isFile: st.isFile(), isDirectory: st.isDirectory(), size: st.size, mtimeMs: st.mtimeMs }));
+}
+
+class FileWorker {
+  private worker: Worker | null = null;
+  private broken = false;
+  /** Asked for in this turn, not yet posted. */
+  private next: Job[] = [];
+  /** Posted groups, in order (the worker answers them in order). */
+  private readonly sent: Job[][] = [];
+
+  ask(look: Look): Promise<unknown> {
+    if (this.broken || !this.start()) return direct(look);
+    return new Promise((resolve, reject) => {
+      this.next.push({ look, resolve, reject });
+      if (this.next.length === 1) setImmediate(() => this.post());
+      else if (this.next.length >= GROUP_MAX) this.post();
+    });
+  }
+
+  private start(): Worker | null {
+    if (this.worker) return this.worker;
+    try {
+      const w = new Worker(SOURCE, { eval: true });
+      // Idle, it keeps no process alive (the command line exits when its work is done).
+      w.unref();
+      w.on('message', (replies: Reply[]) => this.answer(replies));
+      w.on('error', () => this.fail());
+      w.on('exit', () => this.fail());
+      this.worker = w;
+      return w;
+    } catch {
+      this.broken = true;
+      return null;
+    }
+  }
+
+  private post(): void {
+    if (this.next.length === 0) return;
+    const group = this.next;
+    this.next = [];
+    if (!this.worker) {
+      for (const j of group) direct(j.look).then(j.resolve, j.reject);
+      return;
+    }
+    this.sent.push(group);
+    // Busy: kept alive until it answers.
+    if (this.sent.length === 1) this.worker.ref();
+    this.worker.postMessage(group.map((j) => j.look));
+  }
+
+  private answer(replies: Reply[]): void {
+    const group = this.sent.shift() ?? [];
+    if (this.sent.length === 0) this.worker?.unref();
+    group.forEach((j, i) => {
+      const r = replies[i];
+      if (r && 'value' in r) j.resolve(r.value);
+      else j.reject(Object.assign(new Error(r?.error.message ?? 'no answer from the file worker'), { code: r?.error.code }));
+    });
+  }
+
+  /** The worker is gone: what it had is looked at the old way, and so is everything after. */
+  private fail(): void {
+    if (this.broken) return;
+    this.broken = true;
+    this.worker = null;
+    for (const group of this.sent.splice(0)) for (const j of group) direct(j.look).then(j.resolve, j.reject);
+  }
+
+  /** Whether looks go to the worker now (false: async fs, the worker could not start or died). */
+  get working(): boolean {
+    return !this.broken && this.worker !== null;
+  }
+}
+
+let shared: FileWorker | undefined;
+const worker = (): FileWorker => (shared ??= new FileWorker());
+
+/** sha256 of the file's first `size` bytes (the watcher's size): in the worker when small, else streamed here. */
+export function hashSeenFile(path: string, size: number): Promise<string> {
+  if (size > SMALL_MAX) return sha256File(path, size);
+  return worker().ask({ op: 'hash', path, size }) as Promise<string>;
+}
+
+/** fs.stat's size, mtime and kind, looked up in the worker; rejects as fs.stat does (ENOENT, ...). */
+export function statSeen(path: string): Promise<Seen> {
+  return worker().ask({ op: 'stat', path }) as Promise<Seen>;
+}
+
+/** Whether the worker thread answers the looks (for tests and diagnostics). */
+export const fileWorkerRunning = (): boolean => shared?.working ?? false;
