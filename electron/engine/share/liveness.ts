@@ -19,6 +19,8 @@ interface Seen {
   /** null: the record was missing. */
   seq: number | null;
   firstSeenAt: number;
+  /** The latest look: staleness is known only as of then (see isStale). */
+  lastSeenAt: number;
   /** Whether the seq ever changed while observed (else lastChange is unknown). */
   changed: boolean;
 }
@@ -31,14 +33,21 @@ export class Liveness {
   /** Records one look at an agent's heartbeat (null: no record). */
   observe(agentId: string, seq: number | null): void {
     const s = this.#seen.get(agentId);
-    if (!s) this.#seen.set(agentId, { seq, firstSeenAt: this.clock.now(), changed: false });
-    else if (s.seq !== seq) this.#seen.set(agentId, { seq, firstSeenAt: this.clock.now(), changed: true });
+    const now = this.clock.now();
+    if (!s) this.#seen.set(agentId, { seq, firstSeenAt: now, lastSeenAt: now, changed: false });
+    else if (s.seq !== seq) this.#seen.set(agentId, { seq, firstSeenAt: now, lastSeenAt: now, changed: true });
+    else s.lastSeenAt = now;
   }
 
-  /** Stale: observed, and unchanged for at least leaseMs. An agent never observed is not stale (yet). */
-  isStale(agentId: string, leaseMs: number): boolean {
+  /**
+   * Stale: observed unchanged for at least leaseMs, up to the latest look. Not up to now: an
+   * observer paused (SIGSTOP, a slow poll) since its last look has not seen the beats written
+   * meanwhile, and would take a live agent's work. With `maxLookAgeMs`, a look older than that
+   * judges nobody stale (look again first). An agent never observed is not stale (yet).
+   */
+  isStale(agentId: string, leaseMs: number, maxLookAgeMs = Infinity): boolean {
     const s = this.#seen.get(agentId);
-    return s !== undefined && this.clock.now() - s.firstSeenAt >= leaseMs;
+    return s !== undefined && s.lastSeenAt - s.firstSeenAt >= leaseMs && this.clock.now() - s.lastSeenAt <= maxLookAgeMs;
   }
 
   /** Monotonic time of the last observed change, or null when none was observed. */

@@ -15,6 +15,8 @@ describe('liveness by the observer\'s clock', () => {
     l.observe('x', 5);
     expect(l.isStale('x', 1000)).toBe(false);
     c.t += 1;
+    expect(l.isStale('x', 1000)).toBe(false); // judged as of the latest look
+    l.observe('x', 5);
     expect(l.isStale('x', 1000)).toBe(true);
     expect(l.lastChangeAt('x')).toBeNull(); // never seen to change
   });
@@ -29,6 +31,7 @@ describe('liveness by the observer\'s clock', () => {
     expect(l.isStale('x', 1000)).toBe(false);
     expect(l.lastChangeAt('x')).toBe(1900);
     c.t += 100;
+    l.observe('x', 4);
     expect(l.isStale('x', 1000)).toBe(true);
   });
 
@@ -41,8 +44,32 @@ describe('liveness by the observer\'s clock', () => {
     l.observe('gone', null);
     expect(l.isStale('gone', 1000)).toBe(false);
     c.t += 500;
+    l.observe('gone', null);
     expect(l.isStale('gone', 1000)).toBe(true);
     l.observe('gone', 1); // it came back
     expect(l.isStale('gone', 1000)).toBe(false);
+  });
+
+  it('an observer paused since its last look judges nobody stale until it looks again', () => {
+    // The three-agent test found it: an agent stopped (SIGSTOP) mid-poll woke up and, on looks
+    // taken before the pause, took the work of an agent that had kept beating.
+    const c = clock();
+    const l = new Liveness(c);
+    l.observe('x', 5);
+    c.t += 12_000; // paused for longer than the lease
+    expect(l.isStale('x', 8000)).toBe(false);
+    l.observe('x', 17); // it kept beating meanwhile
+    expect(l.isStale('x', 8000)).toBe(false);
+  });
+
+  it('with a largest look age, an old look judges nobody stale', () => {
+    const c = clock();
+    const l = new Liveness(c);
+    l.observe('x', 5);
+    c.t += 8000;
+    l.observe('x', 5);
+    expect(l.isStale('x', 8000, 1000)).toBe(true);
+    c.t += 1001; // acting this long after the look could hit an agent that has come back
+    expect(l.isStale('x', 8000, 1000)).toBe(false);
   });
 });
