@@ -283,18 +283,30 @@ describe('two agents, one shared folder', () => {
 
   it('two copies of one content dropped at once into a shared folder: one done, the other skipped as the same content, none left elsewhere (five times)', async () => {
     // The race the three-agent test found, made sure: the second copy's claim loses to the first's and
-    // reads the claims back; that answer arrives late (delayed here), after the first copy was batched.
+    // reads the claims back. Here that read-back answers only once the first copy is marked batched
+    // (with what it listed before), and the re-checks before upload wait a little, so the read-back
+    // lands between the two, as it did under load.
     const { inbox } = await setUp();
+    const marked = new Map<string, () => void>();
+    const markedOf = (folder: string): Promise<void> => new Promise((r) => marked.set(folder, r));
     const slowReadBack = shareWrapped('solo', (real) => ({
       ...real,
-      create: (p, d) => real.create(p, d),
+      create: async (p, d) => {
+        const r = await real.create(p, d);
+        if (p.endsWith('/2.json')) marked.get(p.slice(0, -'/2.json'.length))?.();
+        return r;
+      },
       overwrite: (p, d) => real.overwrite(p, d),
       read: (p) => real.read(p),
-      exists: (p) => real.exists(p),
+      exists: async (p) => {
+        if (p.includes('/claims/') || p.includes('/batches/')) await new Promise((r) => setTimeout(r, 300));
+        return real.exists(p);
+      },
       calls: () => real.calls(),
       list: async (folder) => {
         const names = await real.list(folder);
-        if (folder.includes('/claims/')) await new Promise((r) => setTimeout(r, 1500));
+        // Only the read-back of a claim made moments ago (gen 1 alone) waits; bounded, in case nothing marks it.
+        if (folder.includes('/claims/') && names.length === 1) await Promise.race([markedOf(folder), new Promise((r) => setTimeout(r, 3000))]);
         return names;
       },
     }));
