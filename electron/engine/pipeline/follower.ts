@@ -72,6 +72,9 @@ function fileErrors(ctx: PipelineContext, f: FileRow, runId: number): string | n
 async function finishFile(ctx: PipelineContext, f: FileRow, runId: number, failure: string | null): Promise<void> {
   const folder = f.folderId !== null ? ctx.store.folders.get(f.folderId) : undefined;
   const s = folder ? settingsOf(folder) : undefined;
+  // A shared folder's file: its outcome is recorded for the fleet first. Taken over meanwhile (this
+  // agent was paused past its lease): the taker finishes it, nothing is written, moved or recorded here.
+  if (ctx.shared && !(await ctx.shared.mayFinish(f, failure))) return;
   if (s?.outputDir) {
     await writeFileOutputs(s.outputDir, f.originalName, resultsOfRun(ctx, f, runId)).catch((e: Error) =>
       log(ctx, 'warn', `DocSync could not write the results of ${f.originalName} into the folder's output folder; they stay in DocSync.`, { detail: `${f.path}: ${e.message}` }),
@@ -79,12 +82,8 @@ async function finishFile(ctx: PipelineContext, f: FileRow, runId: number, failu
   }
   // The file is moved before its final state is recorded, so 'done' or 'failed' means finished; after
   // a crash in between, the next attempt finds it moved already and only records the state.
-  // A shared folder's file: its outcome is recorded for the fleet first, and only its holder moves it.
-  const mine = ctx.shared ? await ctx.shared.mayFinish(f, failure) : true;
   try {
-    if (!mine) {
-      // Another agent holds it now and moves it.
-    } else if (failure && s?.afterFailure.errorDir) await moveToErrorFolder(f.path, s.afterFailure.errorDir, failure);
+    if (failure && s?.afterFailure.errorDir) await moveToErrorFolder(f.path, s.afterFailure.errorDir, failure);
     else if (!failure && s?.afterSuccess.action === 'archive') await moveInto(f.path, s.afterSuccess.archiveDir);
     else if (!failure && s?.afterSuccess.action === 'delete') await rm(f.path, { force: true });
   } catch (e) {

@@ -106,7 +106,10 @@ async function takeBatch(
   // A file not uploaded whose local copy is gone cannot be sent: it stays out of the batch, and
   // another agent may claim its content if it comes back.
   for (const x of rows) if (!x.row && !x.file.uploaded) await share.release(x.file.sha256).catch(() => undefined);
-  note(r.name, [...t.dropped, ...elsewhereHere].map((d) => ({ safeName: d.safeName })));
+  // Files another agent holds are taken out of the service batch before its run; a batch whose run was
+  // started already keeps them (that run has them; taking them out only hid from the service batch a
+  // file its holder finished in that very run: seen by the three-agent test).
+  note(r.name, r.run ? [] : [...t.dropped, ...elsewhereHere].map((d) => ({ safeName: d.safeName })));
   host.enqueue(batchId);
   return `Batch ${r.name}: its agent stopped${r.run ? ' while its run was going' : ''}; this one takes it over${t.dropped.length ? ` without ${t.dropped.length === 1 ? 'one file' : `${t.dropped.length} files`} another agent holds` : ''}.`;
 }

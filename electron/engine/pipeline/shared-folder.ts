@@ -51,7 +51,7 @@ export interface ShareHooks {
   mayStartRun(b: BatchRow): Promise<boolean>;
   /** The file vanished or changed before it was uploaded: its content's claim is let go. */
   letGo(f: FileRow): void;
-  /** The file's outcome is recorded for the fleet; true while this agent still holds it (only the holder moves or deletes it). */
+  /** The file's outcome is recorded for the fleet; true while this agent still holds it (only the holder moves or deletes it). False: the file was handed to another agent ('elsewhere'), not finished here. */
   mayFinish(f: FileRow, failure: string | null): Promise<boolean>;
 }
 
@@ -183,6 +183,23 @@ export class SharedFolders implements ShareHooks {
    * ('queued'), or null when another agent holds or finished it.
    */
   async admit(folderId: number, f: FileRow): Promise<FileRow | null> {
+    if (!f.sha256) return f;
+    // One claim of a content at a time here: two copies taken in at once both asked the share, and the
+    // second answer (this agent's own claim, read back) replaced the first's hold while it was being
+    // batched, so the first looked lost at its upload and both copies sat 'elsewhere' (issue 15).
+    const key = `${folderId}:${f.sha256}`;
+    const before = this.admitting.get(key) ?? Promise.resolve();
+    const turn = before.then(() => this.admitNow(folderId, f));
+    const settled = turn.then(() => undefined, () => undefined);
+    this.admitting.set(key, settled);
+    void settled.then(() => {
+      if (this.admitting.get(key) === settled) this.admitting.delete(key);
+    });
+    return turn;
+  }
+  private readonly admitting = new Map<string, Promise<void>>();
+
+  private async admitNow(folderId: number, f: FileRow): Promise<FileRow | null> {
     const m = this.members.get(folderId);
     if (!f.sha256) return f;
     // Not joined (the folder is stopping): the file waits 'stable' for the next start.
@@ -314,12 +331,19 @@ export class SharedFolders implements ShareHooks {
     const before = this.finishedBefore.delete(f.sha256);
     // Recorded before the file moves: after a crash in between every agent still skips the content.
     if (!before) await m.share.finished(f.sha256, failure ? 'failed' : 'done', failure);
+    if (!before && !(await m.share.stillMine(f.sha256))) {
+      // Taken over while this agent was away (paused past its lease): the taker finishes it. The file
+      // waits 'elsewhere' until the share says how it ended there, so it is never 'done' here.
+      this.elsewhere(m, f, null);
+      log(this.ctx, 'info', `${f.originalName} was taken over by another agent of the share; that agent finishes it.`);
+      return false;
+    }
     // Files of the same content that waited for this one here are settled with it.
     const reason = failure ? finishedElsewhere(m.share.agentName, 'failed', failure) : `Already processed: same content as ${f.originalName}\n${f.path}`;
     this.ctx.store.transaction(() => {
       for (const id of this.ctx.store.share.waitingElsewhere(m.folder.id, f.sha256 as string)) if (id !== f.id) setState(this.ctx, id, 'skipped', reason);
     });
-    return before || m.share.stillMine(f.sha256);
+    return true;
   }
 
   // ---- news from the share -------------------------------------------------------------------

@@ -7,8 +7,12 @@ import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { hostname } from 'node:os';
 import { Engine } from '../../../electron/engine/engine.js';
 import type { ShareFactory } from '../../../electron/engine/pipeline/shared-folder.js';
+import { serviceShareFiles, type ShareFiles } from '../../../electron/engine/share/files.js';
+import { defaultCoordinationFolder } from '../../../electron/engine/share/default-folder.js';
+import { createShare } from '../../../electron/engine/share/protocol.js';
 import { ServiceClient } from '../../../electron/engine/service/index.js';
 import { openStore, STORE_FILE, type FileRow, type Store } from '../../../electron/engine/store/index.js';
 import type { RunningSandbox } from '../../../sandbox/index.js';
@@ -68,6 +72,13 @@ async function agent(name: string, share: ShareFactory): Promise<Agent> {
 const folderSettings = (inbox: string, batching: Record<string, number> = {}) => ({
   path: inbox, deployment: 'sandbox-invoices', ...FAST_FOLDER, batching: { ...FAST_FOLDER.batching, maxFiles: 6, ...batching }, share: SHARE,
 });
+
+/** A share whose requests to the service go through `wrap` for the agent named `who` (the others: the usual share). */
+const shareWrapped = (who: string, wrap: (files: ShareFiles) => ShareFiles): ShareFactory => async (o) => {
+  if (o.agentName !== who) return shareFactory()(o);
+  const coordinationFolder = o.settings.coordinationFolder || (await defaultCoordinationFolder(o.client));
+  return createShare(wrap(serviceShareFiles(o.client)), { ...o.settings, coordinationFolder }, { id: o.agentId, name: o.agentName, host: hostname(), pid: process.pid });
+};
 
 const rows = (a: Agent, name: string): FileRow[] => a.store.files.list().filter((f) => f.originalName === name);
 const FINAL = new Set(['done', 'failed', 'skipped']);
@@ -268,6 +279,90 @@ describe('two agents, one shared folder', () => {
     await waitUntil(async () => (await readdir(archive)).includes('late.txt'), 'late.txt is archived again');
     expect(await readdir(inbox)).toEqual([]);
     await expectOnceEach([sha256(invoice(501))]);
+  }, FLOW_MS);
+
+  it('two copies of one content dropped at once into a shared folder: one done, the other skipped as the same content, none left elsewhere (five times)', async () => {
+    // The race the three-agent test found, made sure: the second copy's claim loses to the first's and
+    // reads the claims back. Here that read-back answers only once the first copy is marked batched
+    // (with what it listed before), and the re-checks before upload wait a little, so the read-back
+    // lands between the two, as it did under load.
+    const { inbox } = await setUp();
+    const marked = new Map<string, () => void>();
+    const markedOf = (folder: string): Promise<void> => new Promise((r) => marked.set(folder, r));
+    const slowReadBack = shareWrapped('solo', (real) => ({
+      ...real,
+      create: async (p, d) => {
+        const r = await real.create(p, d);
+        if (p.endsWith('/2.json')) marked.get(p.slice(0, -'/2.json'.length))?.();
+        return r;
+      },
+      overwrite: (p, d) => real.overwrite(p, d),
+      read: (p) => real.read(p),
+      exists: async (p) => {
+        if (p.includes('/claims/') || p.includes('/batches/')) await new Promise((r) => setTimeout(r, 300));
+        return real.exists(p);
+      },
+      calls: () => real.calls(),
+      list: async (folder) => {
+        const names = await real.list(folder);
+        // Only the read-back of a claim made moments ago (gen 1 alone) waits; bounded, in case nothing marks it.
+        if (folder.includes('/claims/') && names.length === 1) await Promise.race([markedOf(folder), new Promise((r) => setTimeout(r, 3000))]);
+        return names;
+      },
+    }));
+    const solo = await agent('solo', slowReadBack);
+    await solo.engine.addFolder(folderSettings(inbox));
+    for (let round = 1; round <= 5; round++) {
+      const body = invoice(700 + round);
+      const pair = [`pair-${round}-a.txt`, `pair-${round}-b.txt`];
+      await Promise.all(pair.map((n) => writeFile(join(inbox, n), body)));
+      await waitUntil(() => pair.every((n) => rows(solo, n).some((f) => FINAL.has(f.state))), `both copies of round ${round} are settled`, 40_000);
+      const settled = pair.flatMap((n) => rows(solo, n));
+      expect(settled.map((f) => f.state).sort()).toEqual(['done', 'skipped']);
+      const done = settled.find((f) => f.state === 'done') as FileRow;
+      expect(settled.find((f) => f.state === 'skipped')?.error).toBe(`Already processed: same content as ${done.originalName}\n${done.path}`);
+    }
+    expect(solo.store.files.list({ state: 'elsewhere' })).toEqual([]);
+    await expectOnceEach(Array.from({ length: 5 }, (_, i) => sha256(invoice(701 + i))));
+  }, FLOW_MS);
+
+  it('an agent paused past its lease while its run goes on leaves the files its taker finished: skipped as processed by the taker, never done here', async () => {
+    // The pause: every request of b's share waits (its heartbeat stops, as under SIGSTOP), while its
+    // engine's run polling goes on; b's follower sees the run complete and reaches the share only on resume.
+    let paused = false;
+    let resume: () => void = () => undefined;
+    let gate = Promise.resolve();
+    const pausable = shareWrapped('b', (real) => new Proxy(real, {
+      get: (t, k) => {
+        const v = Reflect.get(t, k) as unknown;
+        if (typeof v !== 'function') return v;
+        return async (...args: unknown[]) => {
+          while (paused) await gate;
+          return (v as (...a: unknown[]) => unknown).apply(t, args);
+        };
+      },
+    }));
+    const { inbox } = await setUp({ pageDelayMs: 300 });
+    const b = await agent('b', pausable);
+    const c = await agent('c', pausable);
+    await b.engine.addFolder(folderSettings(inbox, { maxFiles: 4 }));
+    const names = Array.from({ length: 4 }, (_, i) => `paused-${i + 1}.txt`);
+    const contents = names.map((_, i) => invoice(800 + i));
+    for (const [i, n] of names.entries()) await writeFile(join(inbox, n), contents[i] as string);
+    await waitUntil(() => names.every((n) => rows(b, n).some((f) => f.state === 'running')), 'b has its run going', 30_000);
+    // c joins: the files are b's (elsewhere at c); then b is paused.
+    await c.engine.addFolder(folderSettings(inbox, { maxFiles: 4 }));
+    await waitUntil(() => names.every((n) => rows(c, n).some((f) => f.state === 'elsewhere')), 'c sees the files held by b', 20_000);
+    gate = new Promise((r) => (resume = r));
+    paused = true;
+    await waitUntil(() => names.every((n) => rows(c, n).some((f) => f.state === 'done')), 'c took the batch over and finished it', 60_000);
+    // b's run completed meanwhile: its follower waits on the share.
+    paused = false;
+    resume();
+    await waitUntil(() => names.every((n) => rows(b, n).some((f) => FINAL.has(f.state))), 'b settled the files', 30_000);
+    for (const n of names) expect(rows(b, n).map((f) => [f.state, f.error])).toEqual([['skipped', 'Processed by agent c']]);
+    expect(b.store.files.list({ state: 'done' })).toEqual([]);
+    await expectOnceEach(contents.map(sha256));
   }, FLOW_MS);
 
   it('a folder without a share is not touched by shares: no claim, no fleet, files done as before', async () => {
