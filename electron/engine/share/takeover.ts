@@ -6,6 +6,9 @@ import type { ElsewhereNews, ShareBatchFile, ShareBatchRecord, Takeover } from '
 import type { ShareCore, Watched } from './core.js';
 import { ShareRecordError, encode, highestGen, parseStoredBatch, type ClaimGen, type StoredBatch } from './records.js';
 
+/** Reads and takeover creates at once per poll: bounded, so a poll never floods the service. */
+const TAKE_LIMIT = 8;
+
 /** Runs `fn` over `items`, at most `limit` at once. */
 async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -45,20 +48,25 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
     if (batch !== undefined) batches.add(batch);
     (w.cur === null || stale ? toRead : toHead).push(sha);
   }
-  for (const b of batches) await safely(() => takeBatch(core, b));
+  // Several at once, so one slow answer (a 429's Retry-After) does not hold every other takeover.
+  await eachLimited([...batches], TAKE_LIMIT, (b) => safely(() => takeBatch(core, b)));
   // The cheap look, several at once: nothing new while the next generation does not exist.
-  await eachLimited(toHead, 8, async (sha) => {
+  await eachLimited(toHead, TAKE_LIMIT, async (sha) => {
     const w = core.watched.get(sha);
     if (!w?.cur) return;
     const changed = await core.files.exists(core.p.claim(sha, w.cur.gen + 1)).catch(() => null);
     if (changed) toRead.push(sha);
     else if (changed === false) w.lastLookAt = core.clock.now(); // (null: the service failed; still due next poll)
   });
-  for (const sha of toRead) {
+  await eachLimited(toRead, TAKE_LIMIT, async (sha) => {
     const w = core.watched.get(sha);
-    if (!w) continue; // taken along with a batch above
+    if (!w) return; // taken along with a batch above
     await safely(() => lookAt(core, news, batches, sha, w), () => (w.lastLookAt = Number.NEGATIVE_INFINITY));
-  }
+  });
+  // A member taken alone by a batch take and by its own look at once (one of them adopted the
+  // other's generation) is handed over once.
+  const seen = new Set<string>();
+  news.takeovers = news.takeovers.filter((t) => t.kind !== 'content' || (!seen.has(t.sha256) && (seen.add(t.sha256), true)));
   return news;
 }
 
