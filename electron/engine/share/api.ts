@@ -4,22 +4,10 @@
  * README.md beside this file; how the engine uses them in electron/engine/README.md, "Shared folders".
  */
 
-/** One agent of a share as this agent sees it (from its heartbeat records). */
-export interface FleetAgent {
-  /** Stable per data home. */
-  id: string;
-  /** What people call it: the name given with --agent-name, else the host name. */
-  name: string;
-  host: string;
-  /** When its heartbeat last changed, as seen by this agent (ms since the epoch, this agent's clock); null if never seen change. */
-  lastHeartbeatMs: number | null;
-  /** Files it holds and has not finished, as its last heartbeat said. */
-  inFlight: number;
-  /** This agent. */
-  self: boolean;
-  /** Its heartbeat has not changed for longer than the lease: its claims may be taken over. */
-  stale: boolean;
-}
+import type { FleetAgentView } from '../../../shared/ui/views.js';
+
+/** One agent of a share as this agent sees it (from its heartbeat records): the same shape the UI shows. */
+export type FleetAgent = FleetAgentView;
 
 /** What a claim attempt found. */
 export type ClaimOutcome =
