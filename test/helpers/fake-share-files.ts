@@ -198,12 +198,13 @@ export function fakeShareFiles(store: FakeStore, sched: Scheduler, actor: string
     });
   };
   return {
-    create: (path, data) => op('create', () => {
+    create: (path, data, guard) => op('create', () => {
+      guard?.(); // right before the request would be sent: here, the atomic step itself
       if (store.files.has(path)) return 'exists' as const;
       store.set(path, data);
       return 'created' as const;
     }),
-    overwrite: (path, data) => op('overwrite', () => store.set(path, data)),
+    overwrite: (path, data, guard) => op('overwrite', () => (guard?.(), store.set(path, data))),
     read: (path) => op('read', () => store.files.get(path) ?? null),
     exists: (path) => op('exists', () => store.files.has(path) || store.isFolder(path)),
     list: (folder) => op('list', () => store.list(folder)),
@@ -211,8 +212,8 @@ export function fakeShareFiles(store: FakeStore, sched: Scheduler, actor: string
   };
 }
 
-export function fakeClock(sched: Scheduler): ShareClock {
-  return { now: () => sched.now, wallNow: () => 1_800_000_000_000 + Math.floor(sched.now) };
+export function fakeClock(sched: Scheduler, actor: string): ShareClock {
+  return { now: () => sched.now, wallNow: () => 1_800_000_000_000 + Math.floor(sched.now), sleep: (ms) => sched.sleep(actor, ms) };
 }
 
 /** Files over the store with no scheduler: each call happens at once, and is logged as `kind path`. */

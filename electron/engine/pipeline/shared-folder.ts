@@ -49,6 +49,11 @@ export interface ShareHooks {
   progressed(b: BatchRow): Promise<void>;
   /** Before the run is started: false when the batch moved on (given up here). */
   mayStartRun(b: BatchRow): Promise<boolean>;
+  /**
+   * The guard of an irreversible step of the batch's folder, taken before its re-read (mayUpload,
+   * mayStartRun) and run before each attempt of its requests (`onAttempt`); undefined when the folder is not shared.
+   */
+  actGuard(b: BatchRow): (() => void) | undefined;
   /** The file vanished or changed before it was uploaded: its content's claim is let go. */
   letGo(f: FileRow): void;
   /** The file's outcome is recorded for the fleet; true while this agent still holds it (only the holder moves or deletes it). False: the file was handed to another agent ('elsewhere'), not finished here. */
@@ -69,6 +74,8 @@ interface Member {
   share: Share;
   timer?: NodeJS.Timeout;
   polling: boolean;
+  /** Woken while polling: poll again at once. */
+  again?: boolean;
 }
 
 /** States in which a file is this agent's work in a batch (recorded in the batch's share record). */
@@ -103,6 +110,8 @@ export class SharedFolders implements ShareHooks {
     }
     this.members.set(folder.id, m);
     for (const f of this.ctx.store.files.list({ folderId: folder.id, state: 'elsewhere' })) if (f.sha256) share.watch(f.sha256, relOf(folder.path, f.path));
+    // An agent seen stale: its work is taken over at once, not at the next poll.
+    share.onStale(() => this.pollSoon(m));
     this.arm(m);
   }
 
@@ -277,6 +286,10 @@ export class SharedFolders implements ShareHooks {
     this.recorded.add(name);
   }
 
+  actGuard(b: BatchRow): (() => void) | undefined {
+    return this.member(b.folderId)?.share.actGuard();
+  }
+
   async mayUpload(b: BatchRow, f: FileRow): Promise<boolean> {
     const m = this.member(b.folderId);
     if (!m || !f.sha256) return true;
@@ -304,7 +317,8 @@ export class SharedFolders implements ShareHooks {
     const dropped = this.drops.get(name) ?? [];
     if (held && dropped.length) {
       for (const d of dropped) {
-        await this.retrying('a file held by another agent could not be taken out of the batch', () => this.ctx.client.deleteBatchFile(Number(b.serviceBatchId), d.safeName));
+        const guard = m.share.actGuard();
+        await this.retrying('a file held by another agent could not be taken out of the batch', () => this.ctx.client.deleteBatchFile(Number(b.serviceBatchId), d.safeName, { onAttempt: guard }));
       }
       this.drops.delete(name);
       held = await mine();
@@ -353,9 +367,21 @@ export class SharedFolders implements ShareHooks {
     m.timer = setTimeout(() => void this.pollOnce(m), m.settings.share?.heartbeatMs ?? 5000);
   }
 
+  /** Polls now, or right after the poll under way (which may have looked before the news). */
+  private pollSoon(m: Member): void {
+    if (this.members.get(m.folder.id) !== m) return;
+    if (m.polling) {
+      m.again = true;
+      return;
+    }
+    clearTimeout(m.timer);
+    void this.pollOnce(m);
+  }
+
   private async pollOnce(m: Member): Promise<void> {
     if (this.members.get(m.folder.id) !== m || m.polling) return;
     m.polling = true;
+    m.again = false;
     try {
       const news = await m.share.poll();
       if (this.members.get(m.folder.id) !== m) return;
@@ -369,7 +395,10 @@ export class SharedFolders implements ShareHooks {
       log(this.ctx, 'warn', `${m.folder.path}: DocSync could not look at the other agents of the share: ${inWords(e)}. It looks again shortly.`, { detail: technical(e), topic: 'service' });
     } finally {
       m.polling = false;
-      if (this.members.get(m.folder.id) === m) this.arm(m);
+      if (this.members.get(m.folder.id) === m) {
+        if (m.again) this.pollSoon(m);
+        else this.arm(m);
+      }
     }
   }
 

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { isServiceError, type ServiceClient } from '../service/index.js';
+import { ShareFenced } from '../share/api.js';
 import type { BatchRow, FileRow } from '../store/index.js';
 import { inWords, log, setState, setStates, storeState, technical, type PipelineContext } from './context.js';
 import { batchTag, parsePlan, runSettings, type BatchPlan } from './plan.js';
@@ -86,13 +87,13 @@ function rehomeBatch(ctx: PipelineContext, b: BatchRow): BatchRow {
   return ctx.store.runs.batch(b.id) as BatchRow;
 }
 
-async function sendFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal: AbortSignal, seen?: { size: number; mtimeMs: number }): Promise<void> {
+async function sendFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal: AbortSignal, seen?: { size: number; mtimeMs: number }, guard?: () => void): Promise<void> {
   const client: ServiceClient = ctx.client;
   const batchId = Number(b.serviceBatchId);
   const name = f.safeName as string;
   const onProgress = (sent: number): void => ctx.emit('progress', { fileId: f.id, sent, total: f.size });
   if (f.size <= SINGLE_PUT_MAX) {
-    await client.putBatchFile(batchId, name, f.path, { onProgress: (sent) => onProgress(sent), signal, ...(seen ? { seen } : {}) });
+    await client.putBatchFile(batchId, name, f.path, { onProgress: (sent) => onProgress(sent), signal, ...(seen ? { seen } : {}), ...(guard ? { onAttempt: guard } : {}) });
     return;
   }
   const prior = ctx.store.files.openMultipart(f.id, ctx.serviceId);
@@ -101,6 +102,7 @@ async function sendFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal: A
   const upload = (resume: typeof resumable) =>
     client.uploadMultipart(batchId, name, f.path, {
       signal,
+      ...(guard ? { onAttempt: guard } : {}),
       onProgress: (p) => onProgress(p.sent),
       ...(resume ? { resume: { sessionId: resume.sessionId, partSize: resume.partSize, parts: resume.parts.map((p) => ({ part_num: p.partNum, part_id: p.partId })) } } : {}),
       onSession: (s) => {
@@ -139,7 +141,7 @@ function requeueChanged(ctx: PipelineContext, f: FileRow, why: string): void {
  * Uploads one file of a batch. A file is rechecked right before and after: one that changed goes
  * back to waiting for stability (never uploaded torn), one that is gone is skipped.
  */
-async function uploadFile(ctx: PipelineContext, b: BatchRow, stored: FileRow, servicePath: string | null, signal: AbortSignal): Promise<void> {
+async function uploadFile(ctx: PipelineContext, b: BatchRow, stored: FileRow, servicePath: string | null, signal: AbortSignal, guard?: () => void): Promise<void> {
   const look = await lookStored(stored);
   const before = look.is;
   if (before === 'changed') {
@@ -158,8 +160,9 @@ async function uploadFile(ctx: PipelineContext, b: BatchRow, stored: FileRow, se
   });
   if (before === 'missing') return ctx.shared?.letGo(stored);
   try {
-    await sendFile(ctx, b, f, signal, look.seen);
+    await sendFile(ctx, b, f, signal, look.seen, guard);
   } catch (e) {
+    if (e instanceof ShareFenced) throw new TryLater(e);
     if (isServiceError(e, 'file-changed')) {
       // Its read permission was taken away since it was taken in: failed with the reason, out of the
       // batch, and taken in again once it can be read (unreadable.ts).
@@ -186,7 +189,7 @@ async function uploadFile(ctx: PipelineContext, b: BatchRow, stored: FileRow, se
 }
 
 /** The run of a batch: found by the batch's tag after a crash, else started. */
-async function ensureRun(ctx: PipelineContext, b: BatchRow, plan: BatchPlan): Promise<void> {
+async function ensureRun(ctx: PipelineContext, b: BatchRow, plan: BatchPlan, guard?: () => void): Promise<void> {
   if (ctx.store.runs.runForBatch(b.id)) return;
   const tag = batchTag(b.name as string);
   const t = plan.target;
@@ -201,11 +204,12 @@ async function ensureRun(ctx: PipelineContext, b: BatchRow, plan: BatchPlan): Pr
   // PDF passwords go under the deployment's namespace segment, the one the client also uses for secrets.
   const settings = runSettings(plan, b.name as string, ctx.client.config.namespace);
   const batchId = Number(b.serviceBatchId);
+  const o = guard ? { onAttempt: guard } : {};
   const run =
     existing ??
     (t.type === 'deployment'
-      ? await ctx.client.startDeploymentRun(t.id, { batch_id: batchId, settings })
-      : await ctx.client.startAppRun({ app_id: t.id, batch_id: batchId, settings, ...(t.version ? { version: t.version } : {}) }));
+      ? await ctx.client.startDeploymentRun(t.id, { batch_id: batchId, settings }, o)
+      : await ctx.client.startAppRun({ app_id: t.id, batch_id: batchId, settings, ...(t.version ? { version: t.version } : {}) }, o));
   const row = ctx.store.runs.addRun({
     serviceRunId: run.id,
     serviceId: ctx.serviceId,
@@ -247,9 +251,11 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
       for (let f = todo.shift(); f && !signal.aborted && failure === undefined; f = todo.shift()) {
         const servicePath = service.servicePath && f.safeName ? `${service.servicePath}/${f.safeName}` : f.servicePath;
         const stored = ctx.store.files.get(f.id);
-        // A shared folder's file whose claim moved on (this agent was paused past its lease) is left to its holder.
+        // A shared folder's file whose claim moved on (this agent was paused past its lease) is left
+        // to its holder; the guard, taken before that re-read, checks again before each attempt to send.
+        const guard = ctx.shared?.actGuard(service);
         if (stored && ctx.shared && !(await ctx.shared.mayUpload(service, stored).catch((e: unknown) => ((failure ??= e), false)))) continue;
-        if (stored) await uploadFile(ctx, service, stored, servicePath, signal).catch((e: unknown) => (failure ??= e));
+        if (stored) await uploadFile(ctx, service, stored, servicePath, signal, guard).catch((e: unknown) => (failure ??= e));
       }
     };
     await Promise.all(Array.from({ length: filesInFlight(ctx.client) }, worker));
@@ -264,17 +270,19 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
       ctx.store.runs.markBatchDeleted(b.id);
       return undefined;
     }
+    const runGuard = ctx.shared?.actGuard(b);
     if (ctx.shared) {
       await ctx.shared.progressed(b);
       if (!(await ctx.shared.mayStartRun(b))) return undefined;
     }
-    await ensureRun(ctx, b, plan);
+    await ensureRun(ctx, b, plan, runGuard);
     setStates(ctx, uploaded.map((f) => f.id), 'running');
     await ctx.shared?.progressed(b);
     return undefined;
   } catch (e) {
-    // Stopping (aborted) is no refusal either: the batch is taken up again on the next start.
-    if (e instanceof TryLater || isTransient(e) || isServiceError(e, 'aborted')) throw e instanceof TryLater ? e : new TryLater(e);
+    // Stopping (aborted) is no refusal either: the batch is taken up again on the next start; nor is
+    // a shared folder's step its guard stopped (ShareFenced): re-read, then tried again.
+    if (e instanceof TryLater || e instanceof ShareFenced || isTransient(e) || isServiceError(e, 'aborted')) throw e instanceof TryLater ? e : new TryLater(e);
     // A refusal by the service (bad deployment, settings, permissions): the batch's files fail with the reason.
     const why = `DocSync could not send these files: ${inWords(e)}`;
     const detail = `batch ${b.name}: ${technical(e)}`;

@@ -91,7 +91,7 @@ export function deleteBatch(t: Transport, batchId: number, o: CallOptions = {}):
 export async function putBatchFile(t: Transport, batchId: number, name: string, path: string, o: UploadOptions = {}): Promise<{ size: number }> {
   checkFileName(name);
   const id = o.seen ?? (await identify(path));
-  const { onProgress, signal } = o;
+  const { onProgress, signal, onAttempt } = o;
   await t.call({
     op: 'putBatchFile',
     method: 'PUT',
@@ -102,6 +102,7 @@ export async function putBatchFile(t: Transport, batchId: number, name: string, 
     ok: [200, 201, 204],
     ...(signal ? { signal } : {}),
     ...(onProgress ? { onUploadProgress: (n: number) => onProgress(n, id.size) } : {}),
+    ...(onAttempt ? { onAttempt } : {}),
   });
   return { size: id.size };
 }

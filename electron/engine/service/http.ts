@@ -81,7 +81,7 @@ export interface CallSpec {
   slowMs?: number;
   /** Bytes of the body sent so far in the current attempt (restarts at 0 on a retry). */
   onUploadProgress?: (transferred: number) => void;
-  /** Called when an attempt starts. */
+  /** Called right before each attempt is sent; a throw stops the call with that error, never retried. */
   onAttempt?: (attempt: number) => void;
 }
 
@@ -275,10 +275,16 @@ export class Transport {
     let afterAmbiguous = false;
     for (let attempt = 1; ; attempt++) {
       const release = await this.slots.acquire(spec.signal, spec.op);
+      try {
+        spec.onAttempt?.(attempt);
+      } catch (e) {
+        // The caller's guard refused this attempt (before anything was sent): its error, not retried.
+        release();
+        throw e;
+      }
       let res: Pick<Response<Buffer>, 'statusCode' | 'headers' | 'body'> | undefined;
       let failure: Failure | undefined;
       try {
-        spec.onAttempt?.(attempt);
         res = await this.attempt(spec);
       } catch (e) {
         failure = this.classify(e, spec);
@@ -368,6 +374,12 @@ export class Transport {
   async openStream(spec: CallSpec): Promise<OpenStream> {
     for (let attempt = 1; ; attempt++) {
       const release = await this.slots.acquire(spec.signal, spec.op);
+      try {
+        spec.onAttempt?.(attempt);
+      } catch (e) {
+        release();
+        throw e;
+      }
       const stream = this.#got.stream(this.url(spec.path, spec.query), {
         method: spec.method,
         headers: this.headers(spec),
@@ -377,7 +389,6 @@ export class Transport {
       let res: Response | undefined;
       let failure: Failure | undefined;
       try {
-        spec.onAttempt?.(attempt);
         res = await new Promise<Response>((resolve, reject) => {
           stream.once('response', resolve);
           // Stays attached after the response so a later error always has a listener.

@@ -5,6 +5,11 @@ import { seg, type Reply, type Transport } from './http.js';
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * Called right before each attempt is sent (retries included); a throw stops the call with that
+   * error, never retried. A shared folder's agent checks there that it may still act (share/).
+   */
+  onAttempt?: (attempt: number) => void;
 }
 
 /** GET /v2/jobs/{job_id} */

@@ -315,7 +315,8 @@ export async function uploadMultipart(t: Transport, batchId: number, filename: s
   }
   const parts = [...done.values()].sort((a, b) => a.part_num - b.part_num);
   try {
-    await commitMultipart(t, sessionId, parts, { ...(userSignal ? { signal: userSignal } : {}), check: { batchId, filename, size: ident.size } });
+    // The guard (o.onAttempt) only on the commit: parts are not in the batch until it is made.
+    await commitMultipart(t, sessionId, parts, { ...(userSignal ? { signal: userSignal } : {}), ...(o.onAttempt ? { onAttempt: o.onAttempt } : {}), check: { batchId, filename, size: ident.size } });
   } catch (e) {
     if (isServiceError(e) && !e.retryable && e.kind !== 'aborted') await abortSession();
     throw e;

@@ -9,6 +9,17 @@ import type { FleetAgentView } from '../../../shared/ui/views.js';
 /** One agent of a share as this agent sees it (from its heartbeat records): the same shape the UI shows. */
 export type FleetAgent = FleetAgentView;
 
+/**
+ * Thrown by an act's guard (Share.actGuard) right before a request would be sent: this agent may no
+ * longer hold what the act is for. Nothing was sent; the caller re-reads (stillMine) and tries again.
+ */
+export class ShareFenced extends Error {
+  constructor() {
+    super('This agent was away from the share for longer than its lease allows; it checks again whether the work is still its own before it goes on.');
+    this.name = 'ShareFenced';
+  }
+}
+
 /** What a claim attempt found. */
 export type ClaimOutcome =
   /** This agent holds the content now (generation `gen`). */
@@ -96,6 +107,15 @@ export interface Share {
   stillMine(sha256: string): Promise<boolean>;
   /** Same for a whole batch before its run is started: true while this agent holds the batch. */
   stillMineBatch(name: string): Promise<boolean>;
+  /**
+   * A guard for the requests of the irreversible step that follows: take it BEFORE the re-read
+   * (stillMine, stillMineBatch) and run it right before each attempt of the step's requests
+   * (`onAttempt`). It throws ShareFenced when this agent's lease ran out or it lapsed since it was
+   * taken: the re-read may predate a takeover, so the step is given up and re-read again.
+   */
+  actGuard(): () => void;
+  /** Wakes `listener` when another agent is newly seen stale: poll() now to take its work over. */
+  onStale(listener: () => void): void;
   /** Contents this agent saw in its folder but another agent holds: looked at by poll(). */
   watch(sha256: string, rel: string): void;
   unwatch(sha256: string): void;

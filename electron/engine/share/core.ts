@@ -82,8 +82,8 @@ export class ShareCore {
    * agent's own, in the same state, counts as made here: an earlier attempt took effect although
    * it failed (a reset after the service acted, retries given up), and the engine tried again.
    */
-  async make(path: string, rec: ClaimGen | BatchGen): Promise<boolean> {
-    if ((await this.files.create(path, encode(rec))) === 'created') return true;
+  async make(path: string, rec: ClaimGen | BatchGen, guard?: () => void): Promise<boolean> {
+    if ((await this.files.create(path, encode(rec), guard)) === 'created') return true;
     const bytes = await this.files.read(path);
     if (!bytes) return false;
     let there: ClaimGen | BatchGen;

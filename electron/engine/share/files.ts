@@ -7,10 +7,13 @@ import type { ServiceClient } from '../service/index.js';
 import { isServiceError } from '../service/index.js';
 
 export interface ShareFiles {
-  /** PUT with `If-None-Match: *`: 'created' for exactly one caller, 'exists' for the others. */
-  create(path: string, data: Uint8Array): Promise<'created' | 'exists'>;
-  /** PUT without condition. */
-  overwrite(path: string, data: Uint8Array): Promise<void>;
+  /**
+   * PUT with `If-None-Match: *`: 'created' for exactly one caller, 'exists' for the others.
+   * `guard` runs right before each attempt is sent; its throw stops the call (nothing sent).
+   */
+  create(path: string, data: Uint8Array, guard?: () => void): Promise<'created' | 'exists'>;
+  /** PUT without condition; `guard` as for create. */
+  overwrite(path: string, data: Uint8Array, guard?: () => void): Promise<void>;
   /** GET of a file; null when nothing is there. */
   read(path: string): Promise<Uint8Array | null>;
   /** HEAD: whether anything is at the path. */
@@ -39,21 +42,21 @@ export function serviceShareFiles(client: ServiceClient): ShareFiles {
   };
 
   return {
-    async create(path, data) {
+    async create(path, data, guard) {
       count('create');
       try {
         // A 412 after a cut-off attempt counts as this call's create only when the bytes there are
         // ours (service/files.ts): two agents' claims are often the same size.
-        await client.writeFile(path, data, { ifNoneMatch: true });
+        await client.writeFile(path, data, { ifNoneMatch: true, ...(guard ? { onAttempt: guard } : {}) });
       } catch (e) {
         if (isServiceError(e, 'http') && e.status === 412) return 'exists';
         throw e;
       }
       return 'created';
     },
-    async overwrite(path, data) {
+    async overwrite(path, data, guard) {
       count('overwrite');
-      await client.writeFile(path, data);
+      await client.writeFile(path, data, guard ? { onAttempt: guard } : {});
     },
     read,
     async exists(path) {

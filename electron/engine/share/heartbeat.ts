@@ -1,8 +1,9 @@
 /**
  * Heartbeats: this agent's own (written every heartbeat, and first whenever it may look stale:
- * self-fencing) and the other agents' (read on every poll, judged by liveness.ts).
+ * self-fencing; a lapse waited out; every act's attempts guarded) and the other agents' (looked at
+ * twice a heartbeat and when one turns stale, judged by liveness.ts).
  */
-import type { FleetAgent } from './api.js';
+import { ShareFenced, type FleetAgent } from './api.js';
 import type { ShareFiles } from './files.js';
 import { Liveness, type ShareClock } from './liveness.js';
 import { ShareRecordError, encode, parseHeartbeat, type Heartbeat, type SharePaths } from './records.js';
@@ -23,16 +24,23 @@ export class Heartbeats {
   #seq = 0;
   #lastBeatStart = Number.NEGATIVE_INFINITY;
   #lastBeatWall: number | null = null;
-  /** When a beat found the one before it older than the fence allows (a pause, a stall): beliefs from before may be stale. */
+  /** When a beat landed a lease less one heartbeat (or more) after the last one began (a pause, a stall): beliefs from before may be stale. */
   #lapsedAt = Number.NEGATIVE_INFINITY;
   #beating: Promise<void> | null = null;
+  #looking: Promise<void> | null = null;
+  /** When the last look at the other agents began (monotonic). */
+  #lookedAt = Number.NEGATIVE_INFINITY;
+  /** Agents judged stale (to act) at the last look: a new one wakes `onStale`. */
+  #stale = new Set<string>();
+  /** Called when a look finds an agent newly stale: its work can be taken over now. */
+  onStale: () => void = () => undefined;
 
   constructor(
     private readonly files: ShareFiles,
     private readonly p: SharePaths,
     private readonly agent: ShareAgentInfo,
     private readonly leaseMs: number,
-    private readonly heartbeatMs: number,
+    readonly heartbeatMs: number,
     private readonly clock: ShareClock,
     private readonly inFlight: () => number,
   ) {
@@ -69,26 +77,59 @@ export class Heartbeats {
       seq: ++this.#seq, inFlight: this.inFlight(), leaseMs: this.leaseMs, at: this.clock.wallNow(),
     };
     await this.files.overwrite(this.p.agent(this.agent.id), encode(hb));
-    if (started - this.#lastBeatStart >= this.leaseMs - this.heartbeatMs && this.#lastBeatStart > Number.NEGATIVE_INFINITY) this.#lapsedAt = this.clock.now();
-    // The START of the write counts: no observer can have seen this seq earlier.
+    const landed = this.clock.now();
+    // Lapsed when this beat LANDED a lease less a heartbeat after the last one began: until it landed
+    // observers saw the old seq, and may have judged this agent stale on it (a beat retried for long,
+    // or this process stopped while it was in flight, counts from when it landed, not when it began).
+    if (landed - this.#lastBeatStart >= this.leaseMs - this.heartbeatMs && this.#lastBeatStart > Number.NEGATIVE_INFINITY) this.#lapsedAt = landed;
+    // The START of the write counts for the next lease: no observer can have seen this seq earlier.
     this.#lastBeatStart = Math.max(this.#lastBeatStart, started);
     this.#lastBeatWall = hb.at;
   }
 
   /**
-   * Self-fencing: acts only while no observer can have judged this agent stale, i.e. its last
-   * successful heartbeat started less than a lease (less one heartbeat of margin) ago. Returns true
-   * when it had to write one first, or when a beat lapsed less than a lease ago: then what this
-   * agent believes may have moved on. (Not only when this call wrote: after a SIGSTOP the timer's
-   * beat may come first, and the three-agent test saw a woken agent overwrite a batch record then.)
+   * After a lapse, how long this agent keeps still: a taker acts on a look at most lease - 2
+   * heartbeats old (isStale), and every look that judged this agent stale came before the beat that
+   * ended the lapse landed; one heartbeat more for the taker's request in flight.
+   */
+  get #settleMs(): number {
+    return this.leaseMs - this.heartbeatMs;
+  }
+
+  /**
+   * Self-fencing, before every write and re-read: waits until no observer can act on a judgment
+   * that this agent is stale. That is, its last successful heartbeat began less than a lease less
+   * two heartbeats ago, beating first when not, and a lapse is waited out (#settleMs). Returns true
+   * when a beat lapsed less than a lease ago: then what this agent believes may have moved on, and
+   * it must re-read before it acts.
    */
   async fence(): Promise<boolean> {
-    let wrote = false;
-    while (this.clock.now() - this.#lastBeatStart >= this.leaseMs - this.heartbeatMs) {
-      await this.beat();
-      wrote = true;
+    for (;;) {
+      const now = this.clock.now();
+      // Beats a heartbeat before the guard would refuse: so an act fenced now has a heartbeat to
+      // spare, and a beat that lands at once is no lapse.
+      if (now - this.#lastBeatStart >= this.leaseMs - 2 * this.heartbeatMs) {
+        await this.beat();
+      } else if (now < this.#lapsedAt + this.#settleMs) {
+        // A heartbeat at a time: the beats go on meanwhile (this loop's, if not the timer's).
+        await this.clock.sleep(Math.min(this.heartbeatMs, this.#lapsedAt + this.#settleMs - now));
+      } else {
+        return now - this.#lapsedAt < this.leaseMs;
+      }
     }
-    return wrote || this.clock.now() - this.#lapsedAt < this.leaseMs;
+  }
+
+  /**
+   * For an act prepared (fenced and re-read) since `since`: throws ShareFenced right before a
+   * request would be sent when the act may no longer be this agent's, i.e. its lease ran out, or it
+   * lapsed since (the re-read may predate a takeover). Synchronous, so nothing comes between the
+   * check and the send: a retry after a backoff is checked again.
+   */
+  guard(since: number): void {
+    const now = this.clock.now();
+    if (now - this.#lastBeatStart >= this.leaseMs - this.heartbeatMs || this.#lapsedAt >= since || now < this.#lapsedAt + this.#settleMs) {
+      throw new ShareFenced();
+    }
   }
 
   /** `toAct`: for a takeover, judged only on a recent look (below); for showing, on the latest look. */
@@ -101,13 +142,48 @@ export class Heartbeats {
     return this.#live.isStale(agentId, Math.max(this.leaseMs, advertised), toAct ? this.leaseMs - 2 * this.heartbeatMs : Infinity);
   }
 
+  /** For a takeover: stale on a recent look, looking again when it was stale on one too old to act on. */
+  async staleToAct(agentId: string): Promise<boolean> {
+    if (this.isStale(agentId)) return true;
+    if (!this.isStale(agentId, false)) return false;
+    await this.look();
+    return this.isStale(agentId);
+  }
+
   /** An agent named by a record but with no heartbeat record counts as missing from now on. */
   noteMissing(agentId: string): void {
     if (agentId !== this.agent.id && !this.#beats.has(agentId)) this.#live.observe(agentId, null);
   }
 
-  /** Reads every other agent's heartbeat (one listing, one read each). */
-  async look(): Promise<void> {
+  /** Reads every other agent's heartbeat (one listing, one read each); one look at a time. */
+  look(): Promise<void> {
+    this.#looking ??= this.#look().finally(() => {
+      this.#looking = null;
+    });
+    return this.#looking;
+  }
+
+  /** Looks unless the last look began less than half a heartbeat ago (the look timer's, usually). */
+  async lookIfOld(): Promise<void> {
+    if (this.clock.now() - this.#lookedAt >= this.heartbeatMs / 2) await this.look();
+  }
+
+  /**
+   * When the next look should be, so that an agent is seen stale as soon as it is: the earliest
+   * moment one of the others turns stale if its seq stays (monotonic), or null.
+   */
+  nextStaleAt(): number | null {
+    let at: number | null = null;
+    for (const id of this.#live.known()) {
+      if (id === this.agent.id || this.#stale.has(id)) continue;
+      const t = this.#live.staleAt(id, Math.max(this.leaseMs, this.#beats.get(id)?.leaseMs ?? 0));
+      if (t !== null && (at === null || t < at)) at = t;
+    }
+    return at;
+  }
+
+  async #look(): Promise<void> {
+    this.#lookedAt = this.clock.now();
     const ids = (await this.files.list(this.p.agents)).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter((id) => SEGMENT.test(id));
     const listed = new Set(ids);
     await Promise.all(ids.filter((id) => id !== this.agent.id).map(async (id) => {
@@ -125,6 +201,10 @@ export class Heartbeats {
       if (hb) this.#beats.set(id, hb);
     }));
     for (const id of this.#live.known()) if (!listed.has(id)) this.#live.observe(id, null);
+    const stale = new Set(this.#live.known().filter((id) => this.isStale(id)));
+    const fresh = [...stale].some((id) => !this.#stale.has(id));
+    this.#stale = stale;
+    if (fresh) this.onStale();
   }
 
   /** This agent and the others, as of the last look. */

@@ -11,9 +11,15 @@ export interface ShareClock {
   now(): number;
   /** Milliseconds since the epoch. */
   wallNow(): number;
+  /** Resolves after `ms` of this clock (the fence waits out a lapse with it). */
+  sleep(ms: number): Promise<void>;
 }
 
-export const systemClock: ShareClock = { now: () => performance.now(), wallNow: () => Date.now() };
+export const systemClock: ShareClock = {
+  now: () => performance.now(),
+  wallNow: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
 
 interface Seen {
   /** null: the record was missing. */
@@ -48,6 +54,12 @@ export class Liveness {
   isStale(agentId: string, leaseMs: number, maxLookAgeMs = Infinity): boolean {
     const s = this.#seen.get(agentId);
     return s !== undefined && s.lastSeenAt - s.firstSeenAt >= leaseMs && this.clock.now() - s.lastSeenAt <= maxLookAgeMs;
+  }
+
+  /** When the agent turns stale if its seq stays as it is (monotonic), or null when never observed. */
+  staleAt(agentId: string, leaseMs: number): number | null {
+    const s = this.#seen.get(agentId);
+    return s ? s.firstSeenAt + leaseMs : null;
   }
 
   /** Monotonic time of the last observed change, or null when none was observed. */

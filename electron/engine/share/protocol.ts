@@ -39,7 +39,9 @@ class ShareProtocol implements ShareAgent {
   readonly #core: ShareCore;
   readonly #heart: Heartbeats;
   readonly #hb: number;
+  readonly #clock: ShareClock;
   #timer: ReturnType<typeof setInterval> | null = null;
+  #lookTimer: ReturnType<typeof setTimeout> | null = null;
   #polling: Promise<unknown> = Promise.resolve();
 
   constructor(files: ShareFiles, settings: ShareSettings, agent: ShareAgentInfo, clock: ShareClock, private readonly options: ShareOptions) {
@@ -52,6 +54,7 @@ class ShareProtocol implements ShareAgent {
     this.agentName = agent.name;
     this.base = `${folder}/${settings.name}`;
     this.#hb = settings.heartbeatMs;
+    this.#clock = clock;
     const p = sharePaths(this.base);
     this.#heart = new Heartbeats(files, p, agent, settings.leaseMs, settings.heartbeatMs, clock, () => this.#core.inFlight());
     this.#core = new ShareCore(files, p, agent, settings.leaseMs, clock, this.#heart);
@@ -66,11 +69,31 @@ class ShareProtocol implements ShareAgent {
     // A failed beat is retried by the next tick; the fence keeps a silent agent from acting.
     this.#timer = setInterval(() => void this.#heart.beat().catch(() => undefined), this.#hb);
     this.#timer.unref?.();
+    this.#armLook();
+  }
+
+  /**
+   * The others' heartbeats are looked at on their own timer, twice a heartbeat and again the moment
+   * one would turn stale, whatever poll() is busy with: so a dead agent is seen within half a
+   * heartbeat of its lease running out, and onStale wakes the engine to take its work over.
+   */
+  #armLook(): void {
+    const now = this.#clock.now();
+    const due = this.#heart.nextStaleAt();
+    const at = due !== null && due + 1 < now + this.#hb / 2 ? Math.max(now, due + 1) : now + this.#hb / 2;
+    this.#lookTimer = setTimeout(() => {
+      void this.#heart.look().catch(() => undefined).finally(() => {
+        if (this.#lookTimer) this.#armLook();
+      });
+    }, at - now);
+    this.#lookTimer.unref?.();
   }
 
   async stop(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
+    if (this.#lookTimer) clearTimeout(this.#lookTimer);
     this.#timer = null;
+    this.#lookTimer = null;
     await this.#heart.idle();
   }
 
@@ -163,8 +186,11 @@ class ShareProtocol implements ShareAgent {
     const b = c.batches.get(record.name);
     check(b !== undefined, `the batch ${record.name} is not one of this agent's`);
     if (!b || b.lost) return;
-    if ((await this.#heart.fence()) && (await c.batchMoved(record.name, b))) return;
-    await c.files.overwrite(c.p.batch(record.name), encode({ ...record, files: this.#allFiles(record), agent: this.agentId, gen: b.gen } satisfies StoredBatch));
+    const fenced = await this.#heart.fence();
+    const guard = this.actGuard(); // after the fence (which waits a lapse out), before the re-read
+    if (fenced && (await c.batchMoved(record.name, b))) return;
+    // Guarded: an overwrite retried past this agent's lease would replace its taker's record.
+    await c.files.overwrite(c.p.batch(record.name), encode({ ...record, files: this.#allFiles(record), agent: this.agentId, gen: b.gen } satisfies StoredBatch), guard);
   }
 
   /** The engine's files (uploads as it says) and the batch's other members, as they were. */
@@ -237,6 +263,15 @@ class ShareProtocol implements ShareAgent {
     if (!b || b.lost) return false;
     await this.#heart.fence();
     return !(await this.#core.batchMoved(name, b));
+  }
+
+  actGuard(): () => void {
+    const since = this.#clock.now();
+    return () => this.#heart.guard(since);
+  }
+
+  onStale(listener: () => void): void {
+    this.#heart.onStale = listener;
   }
 
   // Watching contents held elsewhere (takeover.ts)

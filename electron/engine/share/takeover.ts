@@ -2,7 +2,7 @@
  * Watching contents held elsewhere and taking over from stale agents (rules 3 and 4 of
  * README.md): one look per poll, which reports what finished, what moved and what this agent took.
  */
-import type { ElsewhereNews, ShareBatchFile, ShareBatchRecord, Takeover } from './api.js';
+import { ShareFenced, type ElsewhereNews, type ShareBatchFile, type ShareBatchRecord, type Takeover } from './api.js';
 import type { ShareCore, Watched } from './core.js';
 import { ShareRecordError, encode, highestGen, parseStoredBatch, type ClaimGen, type StoredBatch } from './records.js';
 
@@ -32,13 +32,16 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
       onFailure?.(); // looked at again on the next poll
     }
   };
-  await core.heart.look(); // a service that fails here has been asked nothing else yet
+  await core.heart.lookIfOld(); // a service that fails here has been asked nothing else yet
   for (const [name, gen] of [...core.unfinishedTakes]) await safely(() => collectBatch(core, name, gen));
   for (const w of core.watched.values()) if (w.cur) core.heart.noteMissing(w.cur.agent);
   const now = core.clock.now();
   const toRead: string[] = [];
   const toHead: string[] = [];
   const batches = new Set<string>();
+  /** Work of stale agents: taken first, on what was read before (the next generation's create decides). */
+  const staleBatches = new Map<string, { gen: number; agent: string }>();
+  const staleContents: string[] = [];
   for (const [sha, w] of core.watched) {
     const batch = w.cur?.state === 'batched' ? w.cur.batch : undefined;
     const batchHolder = batch === undefined ? undefined : core.batchHolders.get(batch);
@@ -46,14 +49,40 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
     if (!stale && now - w.lastLookAt < core.leaseMs) continue;
     // A batched content moves with its batch, which may have gone to an agent that died since: looked at too.
     if (batch !== undefined) batches.add(batch);
-    (w.cur === null || stale ? toRead : toHead).push(sha);
+    if (stale && batch !== undefined && w.cur?.batchGen !== undefined && core.heart.isStale(w.cur.agent)) staleBatches.set(batch, { gen: w.cur.batchGen, agent: w.cur.agent });
+    else if (stale && w.cur?.state === 'claimed' && w.cur.agent !== core.agent.id) staleContents.push(sha);
+    else (w.cur === null || stale ? toRead : toHead).push(sha);
   }
   // Several at once, so one slow answer (a 429's Retry-After) does not hold every other takeover.
+  // A stale agent's work first, each with as few calls in a row as can be: its batches (from the
+  // generation its members were batched at) and the contents it only claimed.
+  await eachLimited([...staleBatches.keys(), ...staleContents], TAKE_LIMIT, async (key) => {
+    const hint = staleBatches.get(key);
+    if (hint) {
+      batches.delete(key);
+      return safely(() => takeBatch(core, key, hint));
+    }
+    const w = core.watched.get(key);
+    if (!w?.cur) return; // taken along with a batch meanwhile
+    const cur = w.cur;
+    await safely(async () => {
+      const t = (await core.heart.staleToAct(cur.agent)) ? await takeContent(core, key, w, cur) : null;
+      if (!t) toRead.push(key); // not taken: read as it is now
+      return t ? [t] : [];
+    }, () => (w.lastLookAt = Number.NEGATIVE_INFINITY));
+  });
   await eachLimited([...batches], TAKE_LIMIT, (b) => safely(() => takeBatch(core, b)));
-  // The cheap look, several at once: nothing new while the next generation does not exist.
+  // The cheap look, several at once: nothing new while the next generation does not exist. The
+  // longest-unseen first, and for half a heartbeat at most: the rest wait for the next poll, so a
+  // poll stays short and a takeover never waits behind hundreds of these.
+  toHead.sort((a, b) => (core.watched.get(a)?.lastLookAt ?? 0) - (core.watched.get(b)?.lastLookAt ?? 0));
+  const headsUntil = core.clock.now() + core.heart.heartbeatMs / 2;
+  let heads = 0;
   await eachLimited(toHead, TAKE_LIMIT, async (sha) => {
     const w = core.watched.get(sha);
-    if (!w?.cur) return;
+    // (At least one round of them per poll, however slow the service: none is left out for good.)
+    if (!w?.cur || (heads >= TAKE_LIMIT && core.clock.now() > headsUntil)) return;
+    heads++;
     const changed = await core.files.exists(core.p.claim(sha, w.cur.gen + 1)).catch(() => null);
     if (changed) toRead.push(sha);
     else if (changed === false) w.lastLookAt = core.clock.now(); // (null: the service failed; still due next poll)
@@ -95,7 +124,7 @@ async function lookAt(core: ShareCore, news: ElsewhereNews, batches: Set<string>
     core.hold(sha, cur);
     return [{ kind: 'content', sha256: sha, rel: w.rel }];
   }
-  if (cur.state === 'released' || (cur.state === 'claimed' && core.heart.isStale(cur.agent))) {
+  if (cur.state === 'released' || (cur.state === 'claimed' && (await core.heart.staleToAct(cur.agent)))) {
     const t = await takeContent(core, sha, w, cur);
     return t ? [t] : [];
   }
@@ -106,10 +135,16 @@ async function lookAt(core: ShareCore, news: ElsewhereNews, batches: Set<string>
   return [];
 }
 
+/** For a takeover's create: each attempt only while its holder is still judged stale on a recent look. */
+const whileStale = (core: ShareCore, agent: string) => (): void => {
+  if (!core.heart.isStale(agent)) throw new ShareFenced();
+};
+
 async function takeContent(core: ShareCore, sha: string, w: Watched, cur: ClaimGen): Promise<Takeover | null> {
   await core.heart.fence();
   const next = core.claimRecord(sha, cur.gen + 1, w.rel, cur.size, 'claimed');
-  if (!(await core.make(core.p.claim(sha, next.gen), next))) {
+  // ('released' has no holder to wait for.)
+  if (!(await core.make(core.p.claim(sha, next.gen), next, cur.state === 'claimed' ? whileStale(core, cur.agent) : undefined))) {
     w.lastLookAt = Number.NEGATIVE_INFINITY; // someone else moved first: look again next poll
     return null;
   }
@@ -122,7 +157,16 @@ async function takeContent(core: ShareCore, sha: string, w: Watched, cur: ClaimG
  * belongs to it. A content its creator had not yet marked batched (paused or killed in the middle
  * of batched()) is taken alone instead, racing that very mark: so no content is left behind.
  */
-async function takeBatch(core: ShareCore, name: string): Promise<Takeover[]> {
+async function takeBatch(core: ShareCore, name: string, hint?: { gen: number; agent: string }): Promise<Takeover[]> {
+  // (Not for a batch this agent holds or is taking already: a create that finds its own generation
+  // counts as made, and the batch would be handed over twice.)
+  if (hint && hint.agent !== core.agent.id && !core.batches.has(name) && !core.unfinishedTakes.has(name) && (await core.heart.staleToAct(hint.agent))) {
+    // Its members were batched at generation `gen` by `agent`, stale now: the next one is tried at
+    // once (two calls fewer). It exists already when the batch moved on: then read as it is.
+    await core.heart.fence();
+    const mine = core.batchRecord(hint.gen + 1);
+    if (await core.make(core.p.batchGen(name, mine.gen), mine, whileStale(core, hint.agent))) return collectBatch(core, name, mine.gen);
+  }
   const gen = highestGen(await core.files.list(core.p.batchGens(name)));
   if (gen === 0) return [];
   const holder = await core.batchGen(name, gen);
@@ -131,10 +175,10 @@ async function takeBatch(core: ShareCore, name: string): Promise<Takeover[]> {
   core.heart.noteMissing(holder.agent);
   // Its newest generation is this agent's but unknown here: made although the answer was lost.
   if (holder.agent === core.agent.id) return core.batches.has(name) ? [] : collectBatch(core, name, gen);
-  if (!core.heart.isStale(holder.agent)) return [];
+  if (!(await core.heart.staleToAct(holder.agent))) return [];
   await core.heart.fence();
   const mine = core.batchRecord(gen + 1);
-  if (!(await core.make(core.p.batchGen(name, mine.gen), mine))) return [];
+  if (!(await core.make(core.p.batchGen(name, mine.gen), mine, whileStale(core, holder.agent)))) return [];
   return collectBatch(core, name, mine.gen);
 }
 
@@ -143,9 +187,8 @@ async function collectBatch(core: ShareCore, name: string, gen: number): Promise
   core.unfinishedTakes.set(name, gen);
   const held = { gen, lost: false };
   core.batches.set(name, held);
-  const creator = await core.batchGen(name, 1);
   const recPath = core.p.batch(name);
-  const recBytes = await core.files.read(recPath);
+  const [creator, recBytes] = await Promise.all([core.batchGen(name, 1), core.files.read(recPath)]);
   const stored = recBytes ? parseStoredBatch(recPath, recBytes) : null;
   const members = stored?.files ?? [];
   core.members.set(name, members);
@@ -170,8 +213,12 @@ async function collectBatch(core: ShareCore, name: string, gen: number): Promise
  * ('alone') while its creator still holds it only as claimed. Otherwise someone else has it.
  */
 async function takeMember(core: ShareCore, f: ShareBatchFile, name: string, batchGen: number, creator: string | null): Promise<'batch' | 'alone' | 'dropped'> {
+  // The first try on the generation last read while watching it (one call instead of three); a
+  // lost create, or a decision to drop, reads it afresh.
+  const cached = core.watched.get(f.sha256)?.cur ?? null;
   for (let attempt = 0; attempt < 10; attempt++) {
-    const cur = await core.current(f.sha256).catch((e: unknown) => {
+    const fromCache = attempt === 0 && cached !== null && cached.agent !== core.agent.id;
+    const cur = fromCache ? cached : await core.current(f.sha256).catch((e: unknown) => {
       if (e instanceof ShareRecordError) return null;
       throw e;
     });
@@ -186,6 +233,8 @@ async function takeMember(core: ShareCore, f: ShareBatchFile, name: string, batc
       next = core.claimRecord(f.sha256, cur.gen + 1, f.rel, cur.size, 'batched', { batch: name, batchGen });
     } else if (cur.state === 'claimed' && cur.agent === creator && cur.agent !== core.agent.id) {
       next = core.claimRecord(f.sha256, cur.gen + 1, f.rel, cur.size, 'claimed');
+    } else if (fromCache) {
+      continue;
     } else {
       return 'dropped';
     }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Liveness } from '../../../../electron/engine/share/liveness.js';
 
-function clock(): { now: () => number; wallNow: () => number; t: number } {
-  const c = { t: 1000, now: () => c.t, wallNow: () => 0 };
+function clock(): { now: () => number; wallNow: () => number; sleep: () => Promise<void>; t: number } {
+  const c = { t: 1000, now: () => c.t, wallNow: () => 0, sleep: () => Promise.resolve() };
   return c;
 }
 

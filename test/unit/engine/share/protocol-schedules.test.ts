@@ -25,7 +25,7 @@ interface Outcome {
 }
 
 async function schedule(seed: number): Promise<Outcome> {
-  const sched = new Scheduler(seed, 20);
+  const sched = new Scheduler(seed, 10);
   const store = new FakeStore();
   const world = new World(sched, store, BASE);
   const nContents = sched.int(3, 8);
@@ -54,7 +54,7 @@ async function schedule(seed: number): Promise<Outcome> {
       sched.pauseAt(actor, at, ms);
       events.push(`${actor} paused at ${at} for ${ms}`);
     }
-    const share = createShare(fakeShareFiles(store, sched, actor, faults), { name: 's', coordinationFolder: 'drive/shares', leaseMs: LEASE, heartbeatMs: HB }, { id: actor, name: actor, host: 'h' }, fakeClock(sched), { timers: false });
+    const share = createShare(fakeShareFiles(store, sched, actor, faults), { name: 's', coordinationFolder: 'drive/shares', leaseMs: LEASE, heartbeatMs: HB }, { id: actor, name: actor, host: 'h' }, fakeClock(sched, actor), { timers: false });
     startAgent(world, share, actor, startAt, HB);
   }
   const ended = await sched.run(() => world.allEnded() || world.violations.length > 0, 60_000);

@@ -11,7 +11,8 @@ const LEASE = 1000;
 const HB = 200;
 
 function setup(store = new FakeStore(), id = 'agent-a') {
-  const c = { t: 0, now: () => c.t, wallNow: () => 1_700_000_000_000 + c.t };
+  // sleep advances this clock: the fence's wait after a lapse takes no real time here.
+  const c = { t: 0, now: () => c.t, wallNow: () => 1_700_000_000_000 + c.t, sleep: (ms: number) => Promise.resolve(void (c.t += ms)) };
   const files = immediateShareFiles(store);
   const share: ShareAgent = createShare(files, { name: 's', coordinationFolder: 'drive/coord/', leaseMs: LEASE, heartbeatMs: HB }, { id, name: `Agent ${id}`, host: 'host-1', pid: 7 }, c, { timers: false });
   return { store, clock: c, files, share };
@@ -23,19 +24,40 @@ const rec = (name: string, shas: string[]) => ({
 });
 
 describe('share protocol, one agent', () => {
-  it('re-reads without a heartbeat while its own is fresh; after a pause longer than lease minus a heartbeat it beats first', async () => {
+  it('re-reads without a heartbeat while its own is fresh; from lease minus two heartbeats it beats first', async () => {
     const { clock, files, share } = setup();
     await share.start();
     const x = sha('x');
     await share.claim(x, 'x.pdf', 1);
     files.log.length = 0;
-    clock.t += LEASE - HB - 1;
+    clock.t += LEASE - 2 * HB - 1;
     expect(await share.stillMine(x)).toBe(true);
     expect(files.log).toEqual([`exists ${C}/claims/${x}/2.json`]);
     files.log.length = 0;
-    clock.t += 1; // now exactly lease - heartbeat since the last beat started
+    clock.t += 1; // now exactly lease - 2 heartbeats since the last beat started
     expect(await share.stillMine(x)).toBe(true);
     expect(files.log).toEqual([`overwrite ${C}/agents/agent-a.json`, `exists ${C}/claims/${x}/2.json`]);
+  });
+
+  it('after a lapse (no beat for lease minus a heartbeat) it keeps still until no taker can act on an older look, beating meanwhile, then re-reads', async () => {
+    const { clock, files, share } = setup();
+    await share.start();
+    const x = sha('x');
+    await share.claim(x, 'x.pdf', 1);
+    const guard = share.actGuard();
+    files.log.length = 0;
+    clock.t += LEASE; // paused (SIGSTOP) for a lease
+    expect(() => guard()).toThrow(/longer than its lease/);
+    const woke = clock.t;
+    expect(await share.stillMine(x)).toBe(true);
+    // It waited lease - heartbeat after the beat that ended the lapse, and beat again meanwhile
+    // (here by the fence itself, no timer: whenever lease - 2 heartbeats passed).
+    expect(clock.t - woke).toBeGreaterThanOrEqual(LEASE - HB);
+    expect(files.log.filter((l) => l.startsWith('overwrite')).length).toBe(2);
+    expect(files.log.at(-1)).toBe(`exists ${C}/claims/${x}/2.json`);
+    // A guard taken before the lapse still refuses (its re-read may predate a takeover); a new one passes.
+    expect(() => guard()).toThrow(/longer than its lease/);
+    expect(() => share.actGuard()()).not.toThrow();
   });
 
   it('a woken agent whose batch moved on does not overwrite the new holder\'s record', async () => {

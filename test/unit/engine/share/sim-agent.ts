@@ -2,8 +2,8 @@
  * A small stand-in for the engine of one agent in the schedule tests. It acts only through the
  * share protocol (claim -> batch -> per file stillMine + upload -> stillMineBatch + run start ->
  * finished + stillMine + archive) and does every irreversible act in the World, which checks it.
- * As in the engine, the code between a successful re-read and its act is synchronous: the one
- * window rule 7 leaves is the request in flight, which this model makes instant.
+ * As in the engine, an act may be sent well after its re-read (see `act`), and its guard decides
+ * right before; what remains is the request in flight, which this model makes instant.
  */
 import type { ShareBatchFile, ShareBatchRecord } from '../../../../electron/engine/share/api.js';
 import type { ShareAgent } from '../../../../electron/engine/share/protocol.js';
@@ -25,6 +25,27 @@ export function startAgent(world: World, share: ShareAgent, actor: string, start
     }
   };
 
+  /**
+   * As the engine: the guard is taken before the re-read, and the act's request may go out well
+   * after it (waiting for a connection slot, a retry's backoff: here up to two heartbeats, in a
+   * third of the acts); the guard, run right before it goes, sends it or has it re-read.
+   * SHARE_BREAK=unguarded sends it regardless (a deliberate break: the invariant must catch it).
+   */
+  const act = async (reread: () => Promise<boolean>, doIt: () => void): Promise<boolean> => {
+    for (;;) {
+      const guard = share.actGuard();
+      if (!(await retry(reread))) return false;
+      if (sched.random() < 1 / 3) await sched.sleep(actor, sched.int(0, 2 * hbMs));
+      try {
+        if (process.env.SHARE_BREAK !== 'unguarded') guard();
+      } catch {
+        continue;
+      }
+      doIt();
+      return true;
+    }
+  };
+
   /** As the engine: a file whose claim moved on goes to `elsewhere` and is watched. */
   const elsewhere = (f: ShareBatchFile): void => {
     known.set(f.sha256, 'elsewhere');
@@ -34,18 +55,18 @@ export function startAgent(world: World, share: ShareAgent, actor: string, start
   const processBatch = async (rec: ShareBatchRecord, dropped: ShareBatchFile[]): Promise<void> => {
     // The engine takes dropped files out of the service batch before a run is started.
     if (dropped.length > 0 && !world.runOf(rec.name)) {
-      if (!(await retry(() => share.stillMineBatch(rec.name)))) return rec.files.forEach(elsewhere);
-      for (const d of dropped) world.removeFromBatch(actor, d.sha256, rec.name);
+      for (const d of dropped) {
+        if (!(await act(() => share.stillMineBatch(rec.name), () => world.removeFromBatch(actor, d.sha256, rec.name)))) return rec.files.forEach(elsewhere);
+      }
     }
     const files = rec.files.map((f) => ({ ...f }));
     const kept: ShareBatchFile[] = [];
     for (const f of files) {
       if (!f.uploaded) {
-        if (!(await retry(() => share.stillMine(f.sha256)))) {
+        if (!(await act(() => share.stillMine(f.sha256), () => world.upload(actor, f.sha256, rec.name)))) {
           elsewhere(f);
           continue;
         }
-        world.upload(actor, f.sha256, rec.name);
         f.uploaded = true;
         await share.updateBatch({ ...rec, files }).catch(() => undefined); // the record catches up next time
       }
@@ -54,8 +75,10 @@ export function startAgent(world: World, share: ShareAgent, actor: string, start
     // As ensureRun: a run tagged with the batch's name is followed, not started again.
     let run = world.runOf(rec.name);
     if (!run) {
-      if (!(await retry(() => share.stillMineBatch(rec.name)))) return kept.forEach(elsewhere);
-      run = world.startRun(actor, rec.name);
+      let started: ReturnType<typeof world.startRun> | undefined;
+      // (A run tagged with the batch may have appeared meanwhile: followed, as ensureRun does.)
+      if (!(await act(() => share.stillMineBatch(rec.name), () => (started = world.runOf(rec.name) ?? world.startRun(actor, rec.name))))) return kept.forEach(elsewhere);
+      run = started as ReturnType<typeof world.startRun>;
     }
     await share.updateBatch({ ...rec, files, run: run.id }).catch(() => undefined);
     while (run.finishAt > sched.now) await sched.sleep(actor, 50);
