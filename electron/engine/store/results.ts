@@ -208,7 +208,8 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
       });
     });
     // case_info is the run's, sent whole with every page: the newest page's copy replaces the one
-    // stored with an earlier page, or a run of 25 pages would list each case field 25 times.
+    // stored with an earlier page, or a run of 25 pages would list each case field 25 times. (The
+    // client reads it from a run's last page only: the others come with none, migration 017.)
     if (page.case_info.fields.length > 0) otherCases.run(runId, pageId);
     page.case_info.fields.forEach((c, i) => {
       insCase.run(pageId, runId, i, c.name, c.value, c.chosen_field === null ? null : JSON.stringify(c.chosen_field), c.error_msg, bit(c.validations?.valid),
@@ -234,7 +235,9 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
      * Stores one results page of run `runId` (local runs.id) fetched at `fileOffset`: the raw JSON
      * and its normalised rows, in one transaction. Storing the same (run, file_offset) again
      * replaces the earlier copy (e.g. results re-fetched after a review). `rawText`, the body `raw`
-     * was parsed from, is stored as received when given, instead of serialising `raw` again.
+     * was parsed from, is stored as received when given, instead of serialising `raw` again; a
+     * run's pages before the last come with their case_info as null (service/results.ts), so only
+     * one page of a run keeps it whole (migration 017).
      */
     storeResultsPage: (runId: number, raw: unknown, page: ResultsPageView, fileOffset = 0, rawText?: string): StoredPage => {
       const out = store.immediate(runId, raw, page, fileOffset, rawText);
