@@ -11,6 +11,7 @@
 //   npm run bench:hot-folder [-- --files 10000] [--curl] [--until-uploaded] [--snapshot-at-mb N] [--profile] [--runs-during-upload]
 import { randomBytes } from 'node:crypto';
 import { Session } from 'node:inspector/promises';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { setFlagsFromString, writeHeapSnapshot } from 'node:v8';
@@ -117,11 +118,27 @@ try {
   const rssAt: Record<string, number> = {};
   // The largest RSS sampled, and how much of it was V8's heap and memory outside it (buffers, SQLite, ...) then.
   let top = process.memoryUsage();
+  // And, on Linux, how much of it was anonymous memory (V8's heap, malloc's, buffers) and pages of files (the node binary, libraries, SQLite's mappings).
+  const rssSplit = (): string => {
+    const status = (() => {
+      try {
+        return readFileSync('/proc/self/status', 'utf8');
+      } catch {
+        return '';
+      }
+    })();
+    const kb = (k: string): string => mb(Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) * 1024);
+    return status ? `; anonymous ${kb('RssAnon')} MB, file pages ${kb('RssFile')} MB` : '';
+  };
+  let topSplit = '';
   // --snapshot-at-mb N: a heap snapshot (into the working folder) the first time RSS passes N MB, to see what holds it.
   let snapshotAt = arg('snapshot-at-mb', Infinity) * 1024 * 1024;
   for (;;) {
     const m = process.memoryUsage();
-    if (m.rss > top.rss) top = m;
+    if (m.rss > top.rss) {
+      top = m;
+      topSplit = rssSplit();
+    }
     if (m.rss > snapshotAt) {
       console.log(`  heap snapshot at ${mb(m.rss)} MB RSS (V8 heap ${mb(m.heapUsed)} MB in use): ${writeHeapSnapshot()}; after it ${mb(process.memoryUsage().heapUsed)} MB in use`);
       snapshotAt = Infinity;
@@ -173,7 +190,7 @@ try {
   console.log(`  CPU per file until all uploaded:   engine process ${ms1(upCpu.engine)} ms, sandbox ${ms1(upCpu.sandbox)} ms; client alone ${ms1(best.cpu)} ms, sandbox serving it ${ms1(best.sandboxCpu)} ms`);
   if (curlLine) console.log(curlLine);
   console.log(`  all files past each stage at: ${Object.entries(reached).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}`);
-  console.log(`  engine process RSS: ${mb(rssBefore)} MB before the drop; ${Object.entries(rssAt).map(([k, v]) => `${mb(v)} MB at ${k}`).join(', ')}; peak ${mb(peak)} MB ${hwm ? 'from the drop on' : 'over the whole process'} (target < 250 MB); largest sample ${mb(top.rss)} MB: V8 heap ${mb(top.heapTotal)} MB (${mb(top.heapUsed)} in use), buffers ${mb(top.arrayBuffers)} MB`);
+  console.log(`  engine process RSS: ${mb(rssBefore)} MB before the drop; ${Object.entries(rssAt).map(([k, v]) => `${mb(v)} MB at ${k}`).join(', ')}; peak ${mb(peak)} MB ${hwm ? 'from the drop on' : 'over the whole process'} (target < 250 MB); largest sample ${mb(top.rss)} MB: V8 heap ${mb(top.heapTotal)} MB (${mb(top.heapUsed)} in use), buffers ${mb(top.arrayBuffers)} MB${topSplit}`);
 } finally {
   await engine.stop();
   client.close();

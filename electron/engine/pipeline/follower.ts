@@ -36,12 +36,11 @@ async function storeResults(ctx: PipelineContext, run: RunRow, signal: AbortSign
   // Per service: two services may use the same run ids.
   const dir = join(ctx.home, 'artifacts', String(ctx.serviceId), run.serviceRunId);
   const known = new Set(ctx.store.results.artifactsOfRun(run.id).map((a) => a.servicePath));
-  for (const rf of ctx.store.results.filesOfRun(run.id)) {
-    for (const d of rf.documents) {
-      if (!d.postProcessedPdfPath || known.has(d.postProcessedPdfPath)) continue;
-      known.add(d.postProcessedPdfPath);
-      ctx.store.results.addArtifact({ runId: run.id, documentId: d.id, servicePath: d.postProcessedPdfPath, localPath: join(dir, basename(d.postProcessedPdfPath)) });
-    }
+  // Only the documents' PDF paths: the run's fields (thousands, each with its JSON) are not read here.
+  for (const d of ctx.store.results.postProcessedPdfsOfRun(run.id)) {
+    if (known.has(d.path)) continue;
+    known.add(d.path);
+    ctx.store.results.addArtifact({ runId: run.id, documentId: d.documentId, servicePath: d.path, localPath: join(dir, basename(d.path)) });
   }
   await mkdir(dir, { recursive: true });
   for (const a of ctx.store.results.artifactsOfRun(run.id)) {

@@ -173,6 +173,9 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
   const filesOfLocal = db.prepare<[number], RawResultFile>('SELECT id, run_id, file_id, original_file_name, input_file_path FROM result_files WHERE file_id = ? ORDER BY id');
   const docsOf = db.prepare<[number], RawDoc>('SELECT * FROM documents WHERE result_file_id = ? ORDER BY idx');
   const fieldsOf = db.prepare<[number], RawField>('SELECT * FROM fields WHERE document_id = ? ORDER BY idx');
+  const pdfsOfRun = db.prepare<[number], { id: number; post_processed_pdf_path: string }>(
+    `SELECT d.id, d.post_processed_pdf_path FROM documents d JOIN result_files rf ON rf.id = d.result_file_id JOIN result_pages p ON p.id = rf.page_id
+     WHERE rf.run_id = ? AND d.post_processed_pdf_path IS NOT NULL ORDER BY p.file_offset, rf.idx, d.idx`);
   const otherCases = db.prepare<[number, number]>('DELETE FROM case_fields WHERE run_id = ? AND page_id <> ?');
   const casesOf = db.prepare<[number], RawCase>(
     'SELECT c.* FROM case_fields c JOIN result_pages p ON p.id = c.page_id WHERE c.run_id = ? ORDER BY p.file_offset, c.idx');
@@ -208,7 +211,8 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
       });
     });
     // case_info is the run's, sent whole with every page: the newest page's copy replaces the one
-    // stored with an earlier page, or a run of 25 pages would list each case field 25 times.
+    // stored with an earlier page, or a run of 25 pages would list each case field 25 times. (The
+    // client reads it from a run's last page only: the others come with none, migration 017.)
     if (page.case_info.fields.length > 0) otherCases.run(runId, pageId);
     page.case_info.fields.forEach((c, i) => {
       insCase.run(pageId, runId, i, c.name, c.value, c.chosen_field === null ? null : JSON.stringify(c.chosen_field), c.error_msg, bit(c.validations?.valid),
@@ -234,7 +238,9 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
      * Stores one results page of run `runId` (local runs.id) fetched at `fileOffset`: the raw JSON
      * and its normalised rows, in one transaction. Storing the same (run, file_offset) again
      * replaces the earlier copy (e.g. results re-fetched after a review). `rawText`, the body `raw`
-     * was parsed from, is stored as received when given, instead of serialising `raw` again.
+     * was parsed from, is stored as received when given, instead of serialising `raw` again; a
+     * run's pages before the last come with their case_info as null (service/results.ts), so only
+     * one page of a run keeps it whole (migration 017).
      */
     storeResultsPage: (runId: number, raw: unknown, page: ResultsPageView, fileOffset = 0, rawText?: string): StoredPage => {
       const out = store.immediate(runId, raw, page, fileOffset, rawText);
@@ -255,6 +261,10 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
     /** The result files of a run in service order, with their documents and fields. */
     filesOfRun(runId: number): ResultFileRow[] {
       return filesOfRun.all(runId).map(resultFile);
+    },
+    /** The documents of a run with a post-processed PDF, in service order: what storing a run downloads, without reading its fields. */
+    postProcessedPdfsOfRun(runId: number): { documentId: number; path: string }[] {
+      return pdfsOfRun.all(runId).map((d) => ({ documentId: d.id, path: d.post_processed_pdf_path }));
     },
     /** Every result stored for a local file (one per run that processed it). */
     resultsOfFile(fileId: number): ResultFileRow[] {

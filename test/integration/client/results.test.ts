@@ -53,13 +53,33 @@ describe('results paging (spec 4.6 rule 5)', () => {
     expect(p.page.has_more).toBe(false);
   });
 
-  it('the typed view reads the run level: id, status, ns timestamps, batch, custom keys, case info', async () => {
-    const [first] = await all();
-    const page = (first as ResultsPage).page;
+  it('the typed view reads the run level: id, status, ns timestamps, batch, custom keys, case info (from the last page)', async () => {
+    const page = (await all()).at(-1)!.page;
     expect(page).toMatchObject({ id: runId, status: 'COMPLETE', keys: { custom: { currency: 'USD' } }, review_completed: false });
     expect(page.start_timestamp).toBeGreaterThan(1e18);
     expect(page.finish_timestamp).toBeGreaterThanOrEqual(page.start_timestamp as number);
     expect(page.case_info.fields.map((f) => f.name)).toContain('invoice_count');
+  });
+
+  it('the run\'s case_info, repeated by the service on every page, is read from the last page only; the pages before have it as null', async () => {
+    const pages = await all();
+    const whole = await Promise.all(pages.map((p) => client.getResults(runId, { file_offset: p.fileOffset })));
+    // The service did send it on every page.
+    for (const w of whole) expect((w.raw as { case_info: { fields: unknown[] } }).case_info.fields.length).toBeGreaterThan(0);
+    expect(pages.map((p) => p.caseInfoElided ?? false)).toEqual([true, true, false]);
+    for (const [i, p] of pages.slice(0, -1).entries()) {
+      expect((p.raw as { case_info: unknown }).case_info).toBeNull();
+      expect(p.page.case_info.fields).toEqual([]);
+      // The rest of the text as received: the whole page's with only that value replaced.
+      const received = whole[i]!.rawText;
+      const value = JSON.stringify((whole[i]!.raw as { case_info: unknown }).case_info);
+      expect(received).toContain(`"case_info":${value}`);
+      expect(p.rawText).toBe(received.replace(`"case_info":${value}`, '"case_info":null'));
+      expect(p.page.files).toEqual(whole[i]!.page.files);
+    }
+    // The last page whole, as received.
+    expect(pages.at(-1)!.rawText).toBe(whole.at(-1)!.rawText);
+    expect(pages.at(-1)!.page.case_info).toEqual(whole.at(-1)!.page.case_info);
   });
 
   it('keeps the raw JSON beside the typed view, file for file', async () => {
@@ -117,7 +137,7 @@ describe('include_* flags (spec 4.6 rule 3)', () => {
 
 describe('the service\'s shapes, from the sandbox through the client (issue 11)', () => {
   it('the raw page has them; the typed view reads them without loss', async () => {
-    const [first] = await all({ include_review_results: true, include_validation_results: true, include_source_info: true });
+    const first = (await all({ include_review_results: true, include_validation_results: true, include_source_info: true })).at(-1);
     const raw = first!.raw as Record<string, any>;
     // As sent: batch_id a string, keys a list, page_numbers from 1, no error_msg or post_processed_pdf_path to say nothing.
     expect(typeof raw.batch_id).toBe('string');

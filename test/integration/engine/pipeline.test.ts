@@ -41,6 +41,22 @@ describe('hot folder to results', () => {
     expect(await readFile(join(out, 'inv-2.csv'), 'utf8')).toContain('invoice_number,INV-2');
   });
 
+  it('a run with post-processed PDFs: each document\'s PDF is downloaded once its results are stored', async () => {
+    env = await engineEnv();
+    const inbox = env.dir('inbox');
+    await mkdir(inbox, { recursive: true });
+    await env.engine.start();
+    await env.engine.addFolder({ path: inbox, deployment: 'sandbox-invoices', ...FAST_FOLDER, run: { postProcessPdf: true } });
+    for (let i = 1; i <= 2; i++) await writeFile(join(inbox, `inv-${i}.pdf`), await invoice(i));
+    await waitUntil(() => env!.engine.store.files.countByState().done === 2, 'two files done');
+    const [run] = env.engine.store.runs.listRuns();
+    const docs = env.engine.store.results.filesOfRun(run!.id).flatMap((f) => f.documents);
+    expect(docs).toHaveLength(2);
+    const artifacts = env.engine.store.results.artifactsOfRun(run!.id);
+    expect(artifacts.map((a) => [a.documentId, a.servicePath, a.complete])).toEqual(docs.map((d) => [d.id, d.postProcessedPdfPath, true]));
+    for (const a of artifacts) expect((await readFile(a.localPath)).subarray(0, 5).toString()).toBe('%PDF-');
+  });
+
   it('a file with ERROR fields fails and goes to the error folder with a .error.txt; retry brings it back and sends it again', async () => {
     env = await engineEnv();
     const inbox = env.dir('inbox');

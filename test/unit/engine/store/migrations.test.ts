@@ -15,6 +15,7 @@ import { searchWatermark } from '../../../../electron/engine/store/migrations/01
 import { searchPrefixes } from '../../../../electron/engine/store/migrations/012-search-prefixes.js';
 import { sharedFolders } from '../../../../electron/engine/store/migrations/014-shared-folders.js';
 import { caseFieldsOnce } from '../../../../electron/engine/store/migrations/015-case-fields-once.js';
+import { caseInfoOnce } from '../../../../electron/engine/store/migrations/017-case-info-once.js';
 import { ftsRows } from '../../../helpers/fts-rows.js';
 import { resultsPage, tempStore, type TempStore } from './fixtures.js';
 
@@ -335,6 +336,52 @@ describe('015: one copy of a run\'s case fields', () => {
     const s = t.open();
     expect(userVersion(s.db)).toBe(MIGRATIONS.length);
     for (const runId of runs) expect(s.results.caseFields(runId).map((c) => c.name)).toEqual(['case_total', 'case_due']);
+  });
+});
+
+describe('017: one whole copy of a run\'s case_info in its raw pages', () => {
+  it('a store at 016 that kept case_info in every page keeps it in the page with the case fields (else the last), null in the others, the rest of each text as received', () => {
+    const old = openDatabase(t.path);
+    migrate(old, MIGRATIONS.slice(0, MIGRATIONS.indexOf(caseInfoOnce)));
+    const results = resultsQueries(old, Date.now, { searchBatchRows: 1e9 });
+    const runs = ['run_8f2a', 'run_9c1d', 'run_none'].map((id) => (old.prepare('INSERT INTO runs (service_run_id, created_ms, updated_ms) VALUES (?, 0, 0) RETURNING id').get(id) as { id: number }).id);
+    const [withCases, reviewed, none] = runs as [number, number, number];
+    // Texts as a service may send them: compact, and indented (white space kept as received).
+    const text = (raw: Record<string, unknown>, indent?: number): string => JSON.stringify(raw, null, indent);
+    const store = (runId: number, offset: number, raw: Record<string, unknown>, indent?: number): void => {
+      results.storeResultsPage(runId, raw, parseResultsPage(raw), offset, text(raw, indent));
+    };
+    for (const offset of [0, 2, 4]) store(withCases, offset, resultsPage({ has_more: offset < 4 }), offset === 2 ? 2 : undefined);
+    // Re-fetched after a review: the page at offset 0 stored again last, its copy holds the case fields.
+    for (const offset of [2, 0]) store(reviewed, offset, resultsPage({ has_more: offset < 2 }));
+    for (const offset of [0, 2]) store(none, offset, resultsPage({ case_info: { fields: [] }, has_more: offset < 2 }));
+    const before = new Map(old.prepare<[], { id: number; run_id: number; file_offset: number; raw_json: string }>('SELECT id, run_id, file_offset, raw_json FROM result_pages').all().map((r) => [r.id, r]));
+    const cases = old.prepare('SELECT * FROM case_fields ORDER BY id').all();
+    results.stopIndexing();
+    old.close();
+
+    const s = t.open();
+    expect(userVersion(s.db)).toBe(MIGRATIONS.length);
+    const kept = (runId: number, offset: number): boolean => [...before.values()].some((r) => r.run_id === runId && r.file_offset === offset);
+    expect(kept(withCases, 4) && kept(reviewed, 0) && kept(none, 2)).toBe(true);
+    const whole = new Set(['4', '0', '2'].map((o, i) => `${runs[i]}:${o}`));
+    for (const r of s.db.prepare<[], { id: number; run_id: number; file_offset: number; raw_json: string }>('SELECT id, run_id, file_offset, raw_json FROM result_pages').all()) {
+      const was = before.get(r.id)!;
+      const raw = JSON.parse(was.raw_json) as Record<string, unknown>;
+      if (whole.has(`${r.run_id}:${r.file_offset}`)) {
+        expect(r.raw_json).toBe(was.raw_json);
+      } else {
+        // Only the value replaced: the indented page keeps its indentation, the compact one its form.
+        const value = r.file_offset === 2 && r.run_id === withCases ? JSON.stringify(raw.case_info, null, 2).replace(/\n/g, '\n  ') : JSON.stringify(raw.case_info);
+        expect(was.raw_json).toContain(value);
+        expect(r.raw_json).toBe(was.raw_json.replace(value, 'null'));
+        expect(JSON.parse(r.raw_json)).toEqual({ ...raw, case_info: null });
+      }
+    }
+    // The case fields themselves untouched (015's copy), and still read.
+    expect(s.db.prepare('SELECT * FROM case_fields ORDER BY id').all()).toEqual(cases);
+    expect(s.results.caseFields(withCases).map((c) => c.name)).toEqual(['case_total', 'case_due']);
+    expect(s.results.caseFields(reviewed).map((c) => c.name)).toEqual(['case_total', 'case_due']);
   });
 });
 

@@ -106,6 +106,18 @@ describe('storeResultsPage: raw page and normalised rows', () => {
     });
   });
 
+  it('lists the documents with a post-processed PDF of a run, in service order, without the others', () => {
+    const run = s.runs.addRun({ serviceRunId: 'run_8f2a' });
+    const other = s.runs.addRun({ serviceRunId: 'run_9c1d' });
+    ingest(run.id, resultsPage({ has_more: true }), 0);
+    ingest(run.id, resultsPage(), 2);
+    ingest(other.id, resultsPage(), 0);
+    const pdf = 'svc-drive/workspaces/team/batches/17/out/Rechnung_Muller_2026-03.pdf';
+    const withPdf = s.results.filesOfRun(run.id).flatMap((f) => f.documents).filter((d) => d.postProcessedPdfPath !== null);
+    expect(withPdf).toHaveLength(2);
+    expect(s.results.postProcessedPdfsOfRun(run.id)).toEqual(withPdf.map((d) => ({ documentId: d.id, path: pdf })));
+  });
+
   it('links a result file to the local file that was uploaded to its input_file_path', () => {
     const f = s.files.add({ path: '/in/scan_0007.pdf', size: 10, mtimeMs: 1, originalName: 'scan_0007.pdf' });
     s.files.assign(f.id, { safeName: 'scan_0007.pdf', batchId: null, servicePath: 'svc-drive/workspaces/team/batches/17/scan_0007.pdf' });
