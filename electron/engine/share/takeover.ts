@@ -5,6 +5,7 @@
 import { ShareFenced, type ElsewhereNews, type ShareBatchFile, type ShareBatchRecord, type Takeover } from './api.js';
 import type { ShareCore, Watched } from './core.js';
 import { ShareRecordError, encode, highestGen, parseStoredBatch, type ClaimGen, type StoredBatch } from './records.js';
+import { shareTrace } from './trace.js';
 
 /** Reads and takeover creates at once per poll: bounded, so a poll never floods the service. */
 const TAKE_LIMIT = 8;
@@ -32,6 +33,7 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
       onFailure?.(); // looked at again on the next poll
     }
   };
+  const began = core.clock.now();
   await core.heart.lookIfOld(); // a service that fails here has been asked nothing else yet
   for (const [name, gen] of [...core.unfinishedTakes]) await safely(() => collectBatch(core, name, gen));
   for (const w of core.watched.values()) if (w.cur) core.heart.noteMissing(w.cur.agent);
@@ -49,8 +51,11 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
     if (!stale && now - w.lastLookAt < core.leaseMs) continue;
     // A batched content moves with its batch, which may have gone to an agent that died since: looked at too.
     if (batch !== undefined) batches.add(batch);
-    if (stale && batch !== undefined && w.cur?.batchGen !== undefined && core.heart.isStale(w.cur.agent)) staleBatches.set(batch, { gen: w.cur.batchGen, agent: w.cur.agent });
-    else if (stale && w.cur?.state === 'claimed' && w.cur.agent !== core.agent.id) staleContents.push(sha);
+    if (stale && batch !== undefined && w.cur?.batchGen !== undefined && core.heart.isStale(w.cur.agent)) {
+      staleBatches.set(batch, { gen: w.cur.batchGen, agent: w.cur.agent });
+      // Read as well, after the take: when the batch moved on to a live agent, this is how it is learned.
+      toRead.push(sha);
+    } else if (stale && w.cur?.state === 'claimed' && w.cur.agent !== core.agent.id) staleContents.push(sha);
     else (w.cur === null || stale ? toRead : toHead).push(sha);
   }
   // Several at once, so one slow answer (a 429's Retry-After) does not hold every other takeover.
@@ -96,6 +101,7 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
   // other's generation) is handed over once.
   const seen = new Set<string>();
   news.takeovers = news.takeovers.filter((t) => t.kind !== 'content' || (!seen.has(t.sha256) && (seen.add(t.sha256), true)));
+  shareTrace(core.agent.name, () => `poll ${Math.round(core.clock.now() - began)} ms: stale batches ${staleBatches.size}, stale contents ${staleContents.length}, heads ${heads}/${toHead.length}, reads ${toRead.length}, took ${news.takeovers.length}, finished ${news.finished.length}`);
   return news;
 }
 
@@ -144,7 +150,9 @@ async function takeContent(core: ShareCore, sha: string, w: Watched, cur: ClaimG
   await core.heart.fence();
   const next = core.claimRecord(sha, cur.gen + 1, w.rel, cur.size, 'claimed');
   // ('released' has no holder to wait for.)
-  if (!(await core.make(core.p.claim(sha, next.gen), next, cur.state === 'claimed' ? whileStale(core, cur.agent) : undefined))) {
+  const won = await core.make(core.p.claim(sha, next.gen), next, cur.state === 'claimed' ? whileStale(core, cur.agent) : undefined);
+  shareTrace(core.agent.name, () => `content ${sha.slice(0, 12)} from ${cur.agent}: generation ${next.gen} ${won ? 'taken' : 'there already'}`);
+  if (!won) {
     w.lastLookAt = Number.NEGATIVE_INFINITY; // someone else moved first: look again next poll
     return null;
   }
@@ -165,7 +173,9 @@ async function takeBatch(core: ShareCore, name: string, hint?: { gen: number; ag
     // once (two calls fewer). It exists already when the batch moved on: then read as it is.
     await core.heart.fence();
     const mine = core.batchRecord(hint.gen + 1);
-    if (await core.make(core.p.batchGen(name, mine.gen), mine, whileStale(core, hint.agent))) return collectBatch(core, name, mine.gen);
+    const won = await core.make(core.p.batchGen(name, mine.gen), mine, whileStale(core, hint.agent));
+    shareTrace(core.agent.name, () => `batch ${name} from ${hint.agent}: generation ${mine.gen} ${won ? 'taken' : 'there already'}`);
+    if (won) return collectBatch(core, name, mine.gen);
   }
   const gen = highestGen(await core.files.list(core.p.batchGens(name)));
   if (gen === 0) return [];
@@ -178,7 +188,9 @@ async function takeBatch(core: ShareCore, name: string, hint?: { gen: number; ag
   if (!(await core.heart.staleToAct(holder.agent))) return [];
   await core.heart.fence();
   const mine = core.batchRecord(gen + 1);
-  if (!(await core.make(core.p.batchGen(name, mine.gen), mine, whileStale(core, holder.agent)))) return [];
+  const won = await core.make(core.p.batchGen(name, mine.gen), mine, whileStale(core, holder.agent));
+  shareTrace(core.agent.name, () => `batch ${name} from ${holder.agent} (read): generation ${mine.gen} ${won ? 'taken' : 'there already'}`);
+  if (!won) return [];
   return collectBatch(core, name, mine.gen);
 }
 
