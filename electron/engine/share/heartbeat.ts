@@ -35,6 +35,8 @@ export class Heartbeats {
   #stale = new Set<string>();
   /** Called when a look finds an agent newly stale: its work can be taken over now. */
   onStale: () => void = () => undefined;
+  /** Counts looks that found an agent newly stale: a poll under way stops its routine work when it changes. */
+  staleEpoch = 0;
 
   constructor(
     private readonly files: ShareFiles,
@@ -210,7 +212,10 @@ export class Heartbeats {
     const fresh = [...stale].some((id) => !this.#stale.has(id));
     if (fresh || stale.size !== this.#stale.size) shareTrace(this.agent.name, () => `stale now: [${[...stale].join(', ')}]`);
     this.#stale = stale;
-    if (fresh) this.onStale();
+    if (fresh) {
+      this.staleEpoch++;
+      this.onStale();
+    }
   }
 
   /** This agent and the others, as of the last look. */

@@ -34,6 +34,10 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
     }
   };
   const began = core.clock.now();
+  // An agent turning stale meanwhile stops the routine looks below: the caller polls again at once
+  // (onStale), and that poll takes the stale agent's work first.
+  const epoch = core.heart.staleEpoch;
+  const routine = (): boolean => core.heart.staleEpoch === epoch;
   await core.heart.lookIfOld(); // a service that fails here has been asked nothing else yet
   for (const [name, gen] of [...core.unfinishedTakes]) await safely(() => collectBatch(core, name, gen));
   for (const w of core.watched.values()) if (w.cur) core.heart.noteMissing(w.cur.agent);
@@ -76,7 +80,9 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
       return t ? [t] : [];
     }, () => (w.lastLookAt = Number.NEGATIVE_INFINITY));
   });
-  await eachLimited([...batches], TAKE_LIMIT, (b) => safely(() => takeBatch(core, b)));
+  await eachLimited([...batches], TAKE_LIMIT, async (b) => {
+    if (routine()) await safely(() => takeBatch(core, b));
+  });
   // The cheap look, several at once: nothing new while the next generation does not exist. The
   // longest-unseen first, and for half a heartbeat at most: the rest wait for the next poll, so a
   // poll stays short and a takeover never waits behind hundreds of these.
@@ -86,22 +92,31 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
   await eachLimited(toHead, TAKE_LIMIT, async (sha) => {
     const w = core.watched.get(sha);
     // (At least one round of them per poll, however slow the service: none is left out for good.)
-    if (!w?.cur || (heads >= TAKE_LIMIT && core.clock.now() > headsUntil)) return;
+    if (!w?.cur || !routine() || (heads >= TAKE_LIMIT && core.clock.now() > headsUntil)) return;
     heads++;
     const changed = await core.files.exists(core.p.claim(sha, w.cur.gen + 1)).catch(() => null);
     if (changed) toRead.push(sha);
     else if (changed === false) w.lastLookAt = core.clock.now(); // (null: the service failed; still due next poll)
   });
+  // The reads too for half a heartbeat at most (a round at least): one left out is due again next poll.
+  toRead.sort((a, b) => (core.watched.get(a)?.lastLookAt ?? 0) - (core.watched.get(b)?.lastLookAt ?? 0));
+  const readsUntil = core.clock.now() + core.heart.heartbeatMs / 2;
+  let reads = 0;
   await eachLimited(toRead, TAKE_LIMIT, async (sha) => {
     const w = core.watched.get(sha);
     if (!w) return; // taken along with a batch above
+    if (!routine() || (reads >= TAKE_LIMIT && core.clock.now() > readsUntil)) {
+      w.lastLookAt = Number.NEGATIVE_INFINITY;
+      return;
+    }
+    reads++;
     await safely(() => lookAt(core, news, batches, sha, w), () => (w.lastLookAt = Number.NEGATIVE_INFINITY));
   });
   // A member taken alone by a batch take and by its own look at once (one of them adopted the
   // other's generation) is handed over once.
   const seen = new Set<string>();
   news.takeovers = news.takeovers.filter((t) => t.kind !== 'content' || (!seen.has(t.sha256) && (seen.add(t.sha256), true)));
-  shareTrace(core.agent.name, () => `poll ${Math.round(core.clock.now() - began)} ms: stale batches ${staleBatches.size}, stale contents ${staleContents.length}, heads ${heads}/${toHead.length}, reads ${toRead.length}, took ${news.takeovers.length}, finished ${news.finished.length}`);
+  shareTrace(core.agent.name, () => `poll ${Math.round(core.clock.now() - began)} ms: stale batches ${staleBatches.size}, stale contents ${staleContents.length}, heads ${heads}/${toHead.length}, reads ${reads}/${toRead.length}, took ${news.takeovers.length}, finished ${news.finished.length}`);
   return news;
 }
 
