@@ -238,8 +238,12 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
   try {
     await ctx.shared?.beginBatch(b);
     b = await ensureServiceBatch(ctx, b);
+    // Where each file goes on the service, stored for the whole batch before any is sent (one statement, not one a file).
+    if (b.servicePath) ctx.store.files.placeBatch(b.id, b.servicePath);
     const todo = ctx.store.files.list({ batchId: b.id }).filter((f) => f.state === 'queued' || f.state === 'uploading');
     const service = b;
+    // A folder's share is looked up once a batch, not once a file (a store read per file otherwise).
+    const shared = ctx.shared?.shares(service) ? ctx.shared : undefined;
     // Several files at once: small files are bound by round trips, not bytes. The first failure that
     // calls for a later try stops taking new files; the ones in flight finish.
     let failure: unknown;
@@ -248,7 +252,7 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
         const servicePath = service.servicePath && f.safeName ? `${service.servicePath}/${f.safeName}` : f.servicePath;
         const stored = ctx.store.files.get(f.id);
         // A shared folder's file whose claim moved on (this agent was paused past its lease) is left to its holder.
-        if (stored && ctx.shared && !(await ctx.shared.mayUpload(service, stored).catch((e: unknown) => ((failure ??= e), false)))) continue;
+        if (stored && shared && !(await shared.mayUpload(service, stored).catch((e: unknown) => ((failure ??= e), false)))) continue;
         if (stored) await uploadFile(ctx, service, stored, servicePath, signal).catch((e: unknown) => (failure ??= e));
       }
     };
