@@ -163,14 +163,23 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
 
   // A change is two statements, not three (a SELECT of the row before): the event reads the state it
   // leaves from the row itself, and the UPDATE returns the row after (issue 14, per-file statements).
-  const eventFromRow = db.prepare<[FileState, number, string | null, number], { from_state: FileState }>(
-    'INSERT INTO file_events (file_id, from_state, to_state, at_ms, error) SELECT id, state, ?, ?, ? FROM files WHERE id = ? RETURNING from_state');
+  const eventFromRow = db.prepare<[FileState, number, string | null, number], { id: number; from_state: FileState }>(
+    'INSERT INTO file_events (file_id, from_state, to_state, at_ms, error) SELECT id, state, ?, ?, ? FROM files WHERE id = ? RETURNING id, from_state');
   const setStateReturning = db.prepare<[FileState, string | null, number, number], Raw>('UPDATE files SET state = ?, error = ?, updated_ms = ? WHERE id = ? RETURNING *');
+  const dropEvent = db.prepare<[number]>('DELETE FROM file_events WHERE id = ?');
   const change = (fileId: number, to: FileState, error: string | null): { file: FileRow; from: FileState } => {
     const t = now();
     const ev = eventFromRow.get(to, t, error, fileId);
     if (!ev) throw new UnknownFileError(`no file with id ${fileId} in the store`);
-    return { file: row(setStateReturning.get(to, error, t, fileId)!), from: ev.from_state };
+    let after: Raw;
+    try {
+      after = setStateReturning.get(to, error, t, fileId)!;
+    } catch (e) {
+      // Refused (a state the schema does not know): its event goes too, also where no savepoint would undo it.
+      dropEvent.run(ev.id);
+      throw e;
+    }
+    return { file: row(after), from: ev.from_state };
   };
   const transition = db.transaction((fileId: number, to: FileState, error: string | null = null): FileRow => change(fileId, to, error).file);
   const transitionMany = db.transaction((changes: readonly StateChange[]) => changes.map((c) => change(c.fileId, c.to, c.error ?? null)));
