@@ -43,6 +43,8 @@ export const joinServiceShare: ShareFactory = async (o) => {
 export interface ShareHooks {
   /** Before the batch's first step in this process: records it on the share (its contents' progress points at it). */
   beginBatch(b: BatchRow): Promise<void>;
+  /** Whether the batch's folder is shared: only then is mayUpload asked file by file (the uploader asks this once a batch). */
+  shares(b: BatchRow): boolean;
   /** Before a file is uploaded: false when another agent holds it now (it is given up here). */
   mayUpload(b: BatchRow, f: FileRow): Promise<boolean>;
   /** The batch moved on (uploads done, run started): its record is overwritten. */
@@ -288,6 +290,10 @@ export class SharedFolders implements ShareHooks {
 
   actGuard(b: BatchRow): (() => void) | undefined {
     return this.member(b.folderId)?.share.actGuard();
+  }
+
+  shares(b: BatchRow): boolean {
+    return this.member(b.folderId) !== undefined;
   }
 
   async mayUpload(b: BatchRow, f: FileRow): Promise<boolean> {
