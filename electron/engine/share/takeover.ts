@@ -7,8 +7,10 @@ import type { ShareCore, Watched } from './core.js';
 import { ShareRecordError, encode, highestGen, parseStoredBatch, type ClaimGen, type StoredBatch } from './records.js';
 import { shareTrace } from './trace.js';
 
-/** Reads and takeover creates at once per poll: bounded, so a poll never floods the service. */
+/** Takeover calls at once per poll: bounded, so a poll never floods the service. */
 const TAKE_LIMIT = 8;
+/** The routine looks (HEADs, reads) at once: half the client's slots, the rest stay for uploads and claims. */
+const LOOK_LIMIT = 4;
 
 /** Runs `fn` over `items`, at most `limit` at once. */
 async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -80,7 +82,7 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
       return t ? [t] : [];
     }, () => (w.lastLookAt = Number.NEGATIVE_INFINITY));
   });
-  await eachLimited([...batches], TAKE_LIMIT, async (b) => {
+  await eachLimited([...batches], LOOK_LIMIT, async (b) => {
     if (routine()) await safely(() => takeBatch(core, b));
   });
   // The cheap look, several at once: nothing new while the next generation does not exist. The
@@ -89,10 +91,10 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
   toHead.sort((a, b) => (core.watched.get(a)?.lastLookAt ?? 0) - (core.watched.get(b)?.lastLookAt ?? 0));
   const headsUntil = core.clock.now() + core.heart.heartbeatMs / 2;
   let heads = 0;
-  await eachLimited(toHead, TAKE_LIMIT, async (sha) => {
+  await eachLimited(toHead, LOOK_LIMIT, async (sha) => {
     const w = core.watched.get(sha);
     // (At least one round of them per poll, however slow the service: none is left out for good.)
-    if (!w?.cur || !routine() || (heads >= TAKE_LIMIT && core.clock.now() > headsUntil)) return;
+    if (!w?.cur || !routine() || (heads >= LOOK_LIMIT && core.clock.now() > headsUntil)) return;
     heads++;
     const changed = await core.files.exists(core.p.claim(sha, w.cur.gen + 1)).catch(() => null);
     if (changed) toRead.push(sha);
@@ -102,10 +104,10 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
   toRead.sort((a, b) => (core.watched.get(a)?.lastLookAt ?? 0) - (core.watched.get(b)?.lastLookAt ?? 0));
   const readsUntil = core.clock.now() + core.heart.heartbeatMs / 2;
   let reads = 0;
-  await eachLimited(toRead, TAKE_LIMIT, async (sha) => {
+  await eachLimited(toRead, LOOK_LIMIT, async (sha) => {
     const w = core.watched.get(sha);
     if (!w) return; // taken along with a batch above
-    if (!routine() || (reads >= TAKE_LIMIT && core.clock.now() > readsUntil)) {
+    if (!routine() || (reads >= LOOK_LIMIT && core.clock.now() > readsUntil)) {
       w.lastLookAt = Number.NEGATIVE_INFINITY;
       return;
     }
