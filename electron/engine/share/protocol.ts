@@ -12,6 +12,7 @@ import { Heartbeats, SEGMENT, type ShareAgentInfo } from './heartbeat.js';
 import { systemClock, type ShareClock } from './liveness.js';
 import { encode, sharePaths, type ClaimGen, type Progress, type StoredBatch } from './records.js';
 import { lookElsewhere } from './takeover.js';
+import { shareTrace } from './trace.js';
 
 export type { ShareAgentInfo } from './heartbeat.js';
 
@@ -89,6 +90,8 @@ class ShareProtocol implements ShareAgent {
     const due = this.#heart.nextStaleAt();
     const at = due !== null && due + 1 < now + this.#hb / 2 ? Math.max(now, due + 1) : now + this.#hb / 2;
     this.#lookTimer = setTimeout(() => {
+      const late = this.#clock.now() - at;
+      if (late > this.#hb / 2) shareTrace(this.agentName, () => `look ${Math.round(late)} ms late (the event loop was busy)`);
       void this.#heart.look().catch(() => undefined).finally(() => {
         if (this.#lookTimer) this.#armLook();
       });

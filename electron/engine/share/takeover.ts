@@ -4,7 +4,7 @@
  */
 import { ShareFenced, type ElsewhereNews, type ShareBatchFile, type ShareBatchRecord, type Takeover } from './api.js';
 import type { ShareCore, Watched } from './core.js';
-import { ShareRecordError, encode, highestGen, parseStoredBatch, type ClaimGen, type StoredBatch } from './records.js';
+import { ShareRecordError, encode, highestGen, parseStoredBatch, type BatchGen, type ClaimGen, type StoredBatch } from './records.js';
 import { shareTrace } from './trace.js';
 
 /** Takeover calls at once per poll: bounded, so a poll never floods the service. */
@@ -188,11 +188,15 @@ async function takeBatch(core: ShareCore, name: string, hint?: { gen: number; ag
   if (hint && hint.agent !== core.agent.id && !core.batches.has(name) && !core.unfinishedTakes.has(name) && (await core.heart.staleToAct(hint.agent))) {
     // Its members were batched at generation `gen` by `agent`, stale now: the next one is tried at
     // once (two calls fewer). It exists already when the batch moved on: then read as it is.
+    // What taking it needs first (its creator, its members) is read meanwhile: after the take, one
+    // round of creates makes its members this agent's.
+    const early = Promise.all([core.batchGen(name, 1), core.files.read(core.p.batch(name))]);
+    early.catch(() => undefined); // (awaited below only when the take is won)
     await core.heart.fence();
     const mine = core.batchRecord(hint.gen + 1);
     const won = await core.make(core.p.batchGen(name, mine.gen), mine, whileStale(core, hint.agent));
     shareTrace(core.agent.name, () => `batch ${name} from ${hint.agent}: generation ${mine.gen} ${won ? 'taken' : 'there already'}`);
-    if (won) return collectBatch(core, name, mine.gen);
+    if (won) return collectBatch(core, name, mine.gen, early);
   }
   const gen = highestGen(await core.files.list(core.p.batchGens(name)));
   if (gen === 0) return [];
@@ -212,16 +216,24 @@ async function takeBatch(core: ShareCore, name: string, hint?: { gen: number; ag
 }
 
 /** Takes the members of a batch whose generation `gen` this agent made, and hands the batch to the engine. */
-async function collectBatch(core: ShareCore, name: string, gen: number): Promise<Takeover[]> {
+async function collectBatch(core: ShareCore, name: string, gen: number, early?: Promise<[BatchGen | null, Uint8Array | null]>): Promise<Takeover[]> {
   core.unfinishedTakes.set(name, gen);
   const held = { gen, lost: false };
   core.batches.set(name, held);
   const recPath = core.p.batch(name);
-  const [creator, recBytes] = await Promise.all([core.batchGen(name, 1), core.files.read(recPath)]);
-  const stored = recBytes ? parseStoredBatch(recPath, recBytes) : null;
-  const members = stored?.files ?? [];
+  const [creator, firstBytes] = await (early ?? Promise.all([core.batchGen(name, 1), core.files.read(recPath)]));
+  const first = firstBytes ? parseStoredBatch(recPath, firstBytes) : null;
+  const take = (fs: readonly ShareBatchFile[]): Promise<Fate[]> => Promise.all(fs.map((f) => takeMember(core, f, name, gen, creator?.agent ?? null)));
+  // Read before this agent held the batch (`early`): read again beside the members' takes, as its
+  // holder may have written it since (uploads, the run). Its members are those it was made with.
+  const [firstFates, againBytes] = await Promise.all([take(first?.files ?? []), early ? core.files.read(recPath) : Promise.resolve(firstBytes)]);
+  const stored = againBytes ? parseStoredBatch(recPath, againBytes) : first;
+  const seen = new Set((first?.files ?? []).map((f) => f.sha256));
+  const later = (stored?.files ?? []).filter((f) => !seen.has(f.sha256));
+  const fates = [...firstFates, ...(await take(later))];
+  const bySha = new Map((stored?.files ?? []).map((f) => [f.sha256, f]));
+  const members = [...(first?.files ?? []), ...later].map((f) => bySha.get(f.sha256) ?? f);
   core.members.set(name, members);
-  const fates = await Promise.all(members.map((f) => takeMember(core, f, name, gen, creator?.agent ?? null)));
   const files = members.filter((_, i) => fates[i] === 'batch');
   const dropped = members.filter((_, i) => fates[i] !== 'batch');
   const alone: Takeover[] = members.filter((_, i) => fates[i] === 'alone').map((f) => ({ kind: 'content', sha256: f.sha256, rel: f.rel }));
@@ -235,13 +247,15 @@ async function collectBatch(core: ShareCore, name: string, gen: number): Promise
   return moved ? alone : [{ kind: 'batch', record, dropped }, ...alone];
 }
 
+type Fate = 'batch' | 'alone' | 'dropped';
+
 /**
  * One member of a batch just taken. With the batch ('batch') while its newest generation is batched
  * in it at an older batch generation: only the batch's holders make those, and a lost race means
  * an older holder finished it or one more holder came between (then the loop looks again). Alone
  * ('alone') while its creator still holds it only as claimed. Otherwise someone else has it.
  */
-async function takeMember(core: ShareCore, f: ShareBatchFile, name: string, batchGen: number, creator: string | null): Promise<'batch' | 'alone' | 'dropped'> {
+async function takeMember(core: ShareCore, f: ShareBatchFile, name: string, batchGen: number, creator: string | null): Promise<Fate> {
   // The first try on the generation last read while watching it (one call instead of three); a
   // lost create, or a decision to drop, reads it afresh.
   const cached = core.watched.get(f.sha256)?.cur ?? null;
