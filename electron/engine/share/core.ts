@@ -52,6 +52,8 @@ export class ShareCore {
   readonly batchHolders = new Map<string, string>();
   /** Batches this agent took (made their next generation) but could not finish taking: the service failed in the middle. */
   readonly unfinishedTakes = new Map<string, number>();
+  /** Batches a take of this agent is working on now: a second take of one at once would hand it over twice. */
+  readonly taking = new Set<string>();
 
   constructor(
     readonly files: ShareFiles,
@@ -83,18 +85,24 @@ export class ShareCore {
    * it failed (a reset after the service acted, retries given up), and the engine tried again.
    */
   async make(path: string, rec: ClaimGen | BatchGen, guard?: () => void): Promise<boolean> {
-    if ((await this.files.create(path, encode(rec), guard)) === 'created') return true;
+    return (await this.makeOrRead(path, rec, guard)).won;
+  }
+
+  /** make(), and when it is not this agent's, the generation found there (read to tell), or null. */
+  async makeOrRead<T extends ClaimGen | BatchGen>(path: string, rec: T, guard?: () => void): Promise<{ won: boolean; there: T | null }> {
+    if ((await this.files.create(path, encode(rec), guard)) === 'created') return { won: true, there: null };
     const bytes = await this.files.read(path);
-    if (!bytes) return false;
-    let there: ClaimGen | BatchGen;
+    if (!bytes) return { won: false, there: null };
+    let there: T;
     try {
-      there = 'state' in rec ? parseClaimGen(path, bytes, rec.gen) : parseBatchGen(path, bytes, rec.gen);
+      there = ('state' in rec ? parseClaimGen(path, bytes, rec.gen) : parseBatchGen(path, bytes, rec.gen)) as T;
     } catch (e) {
-      if (e instanceof ShareRecordError) return false;
+      if (e instanceof ShareRecordError) return { won: false, there: null };
       throw e;
     }
-    if (there.agent !== this.agent.id) return false;
-    return !('state' in rec) || ((there as ClaimGen).state === rec.state && (there as ClaimGen).batch === rec.batch);
+    if (there.agent !== this.agent.id) return { won: false, there };
+    const same = !('state' in rec) || ((there as ClaimGen).state === rec.state && (there as ClaimGen).batch === rec.batch);
+    return { won: same, there: same ? null : there };
   }
 
   /** The newest generation of a content, or null when it has none. */

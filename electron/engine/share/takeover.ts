@@ -77,9 +77,12 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
     if (!w?.cur) return; // taken along with a batch meanwhile
     const cur = w.cur;
     await safely(async () => {
-      const t = (await core.heart.staleToAct(cur.agent)) ? await takeContent(core, key, w, cur) : null;
-      if (!t) toRead.push(key); // not taken: read as it is now
-      return t ? [t] : [];
+      if (!(await core.heart.staleToAct(cur.agent))) return (toRead.push(key), []); // read as it is now
+      const t = await takeContent(core, key, w, cur);
+      if (t.taken) return [t.taken];
+      if (t.there) return actOn(core, news, batches, key, w, t.there);
+      toRead.push(key);
+      return [];
     }, () => (w.lastLookAt = Number.NEGATIVE_INFINITY));
   });
   await eachLimited([...batches], LOOK_LIMIT, async (b) => {
@@ -133,6 +136,11 @@ async function lookAt(core: ShareCore, news: ElsewhereNews, batches: Set<string>
   }
   w.lastLookAt = core.clock.now();
   if (!cur) return [];
+  return actOn(core, news, batches, sha, w, cur);
+}
+
+/** Acts on a watched content's generation just read: finished, moved, or to be taken over (alone or with its batch). */
+async function actOn(core: ShareCore, news: ElsewhereNews, batches: Set<string>, sha: string, w: Watched, cur: ClaimGen): Promise<Takeover[]> {
   if (w.cur && cur.agent !== w.cur.agent && cur.agent !== core.agent.id && (cur.state === 'claimed' || cur.state === 'batched')) {
     news.moved.push({ sha256: sha, holderId: cur.agent, holderName: cur.name });
   }
@@ -149,11 +157,12 @@ async function lookAt(core: ShareCore, news: ElsewhereNews, batches: Set<string>
   }
   if (cur.state === 'released' || (cur.state === 'claimed' && (await core.heart.staleToAct(cur.agent)))) {
     const t = await takeContent(core, sha, w, cur);
-    return t ? [t] : [];
+    // Lost: the generation there says where the content went (its holder's batch, often), acted on at once.
+    return t.taken ? [t.taken] : t.there ? actOn(core, news, batches, sha, w, t.there) : [];
   }
   if (cur.state === 'batched' && cur.batch !== undefined && !batches.has(cur.batch)) {
     batches.add(cur.batch);
-    return takeBatch(core, cur.batch);
+    return takeBatch(core, cur.batch, cur.batchGen !== undefined ? { gen: cur.batchGen, agent: cur.agent } : undefined);
   }
   return [];
 }
@@ -163,18 +172,18 @@ const whileStale = (core: ShareCore, agent: string) => (): void => {
   if (!core.heart.isStale(agent)) throw new ShareFenced();
 };
 
-async function takeContent(core: ShareCore, sha: string, w: Watched, cur: ClaimGen): Promise<Takeover | null> {
+async function takeContent(core: ShareCore, sha: string, w: Watched, cur: ClaimGen): Promise<{ taken?: Takeover; there?: ClaimGen }> {
   await core.heart.fence();
   const next = core.claimRecord(sha, cur.gen + 1, w.rel, cur.size, 'claimed');
   // ('released' has no holder to wait for.)
-  const won = await core.make(core.p.claim(sha, next.gen), next, cur.state === 'claimed' ? whileStale(core, cur.agent) : undefined);
-  shareTrace(core.agent.name, () => `content ${sha.slice(0, 12)} from ${cur.agent}: generation ${next.gen} ${won ? 'taken' : 'there already'}`);
+  const { won, there } = await core.makeOrRead(core.p.claim(sha, next.gen), next, cur.state === 'claimed' ? whileStale(core, cur.agent) : undefined);
+  shareTrace(core.agent.name, () => `content ${sha.slice(0, 12)} from ${cur.agent}: generation ${next.gen} ${won ? 'taken' : `there already (${there?.state ?? '?'} by ${there?.agent ?? '?'})`}`);
   if (!won) {
-    w.lastLookAt = Number.NEGATIVE_INFINITY; // someone else moved first: look again next poll
-    return null;
+    w.lastLookAt = Number.NEGATIVE_INFINITY; // someone else moved first: looked at again
+    return there ? { there } : {};
   }
   core.hold(sha, next);
-  return { kind: 'content', sha256: sha, rel: w.rel };
+  return { taken: { kind: 'content', sha256: sha, rel: w.rel } };
 }
 
 /**
@@ -183,6 +192,16 @@ async function takeContent(core: ShareCore, sha: string, w: Watched, cur: ClaimG
  * of batched()) is taken alone instead, racing that very mark: so no content is left behind.
  */
 async function takeBatch(core: ShareCore, name: string, hint?: { gen: number; agent: string }): Promise<Takeover[]> {
+  if (core.taking.has(name)) return []; // taken by another step of this poll now: its members come with it
+  core.taking.add(name);
+  try {
+    return await takeBatchNow(core, name, hint);
+  } finally {
+    core.taking.delete(name);
+  }
+}
+
+async function takeBatchNow(core: ShareCore, name: string, hint?: { gen: number; agent: string }): Promise<Takeover[]> {
   // (Not for a batch this agent holds or is taking already: a create that finds its own generation
   // counts as made, and the batch would be handed over twice.)
   if (hint && hint.agent !== core.agent.id && !core.batches.has(name) && !core.unfinishedTakes.has(name) && (await core.heart.staleToAct(hint.agent))) {
