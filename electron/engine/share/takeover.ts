@@ -115,7 +115,7 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
       return;
     }
     reads++;
-    await safely(() => lookAt(core, news, batches, sha, w), () => (w.lastLookAt = Number.NEGATIVE_INFINITY));
+    await safely(() => lookAt(core, news, batches, sha, w, routine), () => (w.lastLookAt = Number.NEGATIVE_INFINITY));
   });
   // A member taken alone by a batch take and by its own look at once (one of them adopted the
   // other's generation) is handed over once.
@@ -126,7 +126,7 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
 }
 
 /** Reads one watched content's newest generation and acts on it. */
-async function lookAt(core: ShareCore, news: ElsewhereNews, batches: Set<string>, sha: string, w: Watched): Promise<Takeover[]> {
+async function lookAt(core: ShareCore, news: ElsewhereNews, batches: Set<string>, sha: string, w: Watched, routine: () => boolean = () => true): Promise<Takeover[]> {
   let cur: ClaimGen | null;
   try {
     cur = await core.current(sha);
@@ -134,6 +134,8 @@ async function lookAt(core: ShareCore, news: ElsewhereNews, batches: Set<string>
     if (e instanceof ShareRecordError) return []; // a damaged record: left alone, looked at again next time
     throw e;
   }
+  // An agent turned stale meanwhile: this poll ends as soon as it can (the next takes its work first).
+  if (!routine()) return (w.lastLookAt = Number.NEGATIVE_INFINITY), [];
   w.lastLookAt = core.clock.now();
   if (!cur) return [];
   return actOn(core, news, batches, sha, w, cur);
@@ -275,15 +277,18 @@ type Fate = 'batch' | 'alone' | 'dropped';
  * ('alone') while its creator still holds it only as claimed. Otherwise someone else has it.
  */
 async function takeMember(core: ShareCore, f: ShareBatchFile, name: string, batchGen: number, creator: string | null): Promise<Fate> {
-  // The first try on the generation last read while watching it (one call instead of three); a
-  // lost create, or a decision to drop, reads it afresh.
+  // Each try on the generation known without a read when there is one: first the one last read while
+  // watching it, then the one a lost create found there (one call instead of three each); a decision
+  // to drop is made only on a fresh read.
   const cached = core.watched.get(f.sha256)?.cur ?? null;
+  let known: ClaimGen | null = cached && cached.agent !== core.agent.id ? cached : null;
   for (let attempt = 0; attempt < 10; attempt++) {
-    const fromCache = attempt === 0 && cached !== null && cached.agent !== core.agent.id;
-    const cur = fromCache ? cached : await core.current(f.sha256).catch((e: unknown) => {
+    const fresh = known === null;
+    const cur = known ?? await core.current(f.sha256).catch((e: unknown) => {
       if (e instanceof ShareRecordError) return null;
       throw e;
     });
+    known = null;
     if (!cur) return 'dropped';
     if (cur.agent === core.agent.id) {
       // Taken by this agent in an earlier try of this very take (the service failed in the middle).
@@ -295,15 +300,17 @@ async function takeMember(core: ShareCore, f: ShareBatchFile, name: string, batc
       next = core.claimRecord(f.sha256, cur.gen + 1, f.rel, cur.size, 'batched', { batch: name, batchGen });
     } else if (cur.state === 'claimed' && cur.agent === creator && cur.agent !== core.agent.id) {
       next = core.claimRecord(f.sha256, cur.gen + 1, f.rel, cur.size, 'claimed');
-    } else if (fromCache) {
+    } else if (!fresh) {
       continue;
     } else {
       return 'dropped';
     }
-    if (await core.make(core.p.claim(f.sha256, next.gen), next)) {
+    const made = await core.makeOrRead(core.p.claim(f.sha256, next.gen), next);
+    if (made.won) {
       core.hold(f.sha256, next);
       return next.state === 'batched' ? 'batch' : 'alone';
     }
+    known = made.there;
   }
   return 'dropped';
 }
