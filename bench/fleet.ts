@@ -71,6 +71,8 @@ export class Agent {
   child: ChildProcessWithoutNullStreams | null = null;
   readonly lines: { at: number; text: string }[] = [];
   stderr = '';
+  /** All of serve's stderr (the share trace, with DOCSYNC_SHARE_TRACE=1, can be long). */
+  readonly stderrAll: Buffer[] = [];
   private exited: Promise<void> = Promise.resolve();
 
   constructor(
@@ -82,6 +84,8 @@ export class Agent {
     this.home = join(root, `agent-${name}`);
     // No D-Bus session: the token comes from the environment, no keychain is touched.
     this.env = { PATH: process.env.PATH ?? '', HOME: join(this.home, 'user'), DOCSYNC_HOME: join(this.home, 'data'), LANG: 'C.UTF-8', DOCSYNC_URL: url, DOCSYNC_TOKEN: agentToken(name) };
+    // The share protocol's opt-in trace (share/trace.ts) goes through to the agents.
+    if (process.env.DOCSYNC_SHARE_TRACE) this.env.DOCSYNC_SHARE_TRACE = process.env.DOCSYNC_SHARE_TRACE;
   }
 
   /** Runs a one-shot command with this agent's data home. */
@@ -105,7 +109,10 @@ export class Agent {
     const timeoutMs = o.timeoutMs ?? 60_000;
     const child = spawn(process.execPath, [this.cli, 'serve', '--no-ui', ...(o.named === false ? [] : ['--agent-name', this.name])], { env: this.env });
     this.child = child;
-    child.stderr.on('data', (d: Buffer) => (this.stderr = (this.stderr + d.toString()).slice(-50_000)));
+    child.stderr.on('data', (d: Buffer) => {
+      this.stderr = (this.stderr + d.toString()).slice(-50_000);
+      this.stderrAll.push(d);
+    });
     this.exited = new Promise((r) => child.once('close', () => r()));
     const running = new Promise<void>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`agent ${this.name} not running after ${timeoutMs} ms: ${this.stderr}`)), timeoutMs);

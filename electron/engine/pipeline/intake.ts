@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import type { HotFolderSettings } from '../../../shared/hot-folder.js';
-import type { FileRow } from '../store/index.js';
+import type { FileRow, FileState, NewFile } from '../store/index.js';
 import type { StableFile } from '../watch/watcher.js';
 import { BatchNames } from '../watch/safe-names.js';
 import { setState, type PipelineContext } from './context.js';
@@ -35,7 +35,7 @@ export async function intake(
   // file (measured: the commits were most of the time taken per file). Resolves once stored.
   return ctx.commit(() => {
     // The folder may have been removed while this file was hashed: nothing to take it in for.
-    if (!ctx.store.folders.get(folderId)) return null;
+    if (!ctx.store.folders.exists(folderId)) return null;
     // Read again: another intake of the same path may have finished while this one was hashing.
     const existing = ctx.store.files.byPath(obs.path);
     if (existing && existing.size === obs.size && existing.mtimeMs === mtimeMs && existing.state !== 'discovered' && !isUnreadable(existing)) return null;
@@ -48,7 +48,11 @@ export async function intake(
       ctx.store.files.observe(existing.id, { size: obs.size, mtimeMs, sha256: sha });
       row = ctx.store.files.get(existing.id) as FileRow;
     } else {
-      row = ctx.store.files.add({ folderId, path: obs.path, size: obs.size, mtimeMs, sha256: sha, originalName: basename(obs.path) });
+      const file = { folderId, path: obs.path, size: obs.size, mtimeMs, sha256: sha, originalName: basename(obs.path) };
+      // The usual case, a new file of new content: its row goes in once in its last step, with a history row
+      // per step (discovered, stable, queued), not inserted then updated twice (issue 14, per-file statements).
+      if (settings.reprocessDuplicates || !ctx.store.files.doneWithSameContent(sha, -1, ctx.serviceId)) return addedThrough(ctx, file, settings.share ? ['discovered', 'stable'] : ['discovered', 'stable', 'queued']);
+      row = ctx.store.files.add(file);
       ctx.emit('file', { file: row, from: null });
     }
     if (!settings.reprocessDuplicates) {
@@ -65,6 +69,13 @@ export async function intake(
     setState(ctx, row.id, 'stable');
     return setState(ctx, row.id, 'queued');
   });
+}
+
+/** A new file recorded through its first steps at once (files.addThrough), each step announced as setState would. */
+function addedThrough(ctx: PipelineContext, file: NewFile, steps: FileState[]): FileRow {
+  const row = ctx.store.files.addThrough(file, steps);
+  steps.forEach((state, i) => ctx.emit('file', { file: i === steps.length - 1 ? row : { ...row, state }, from: i === 0 ? null : (steps[i - 1] as FileState) }));
+  return row;
 }
 
 /**

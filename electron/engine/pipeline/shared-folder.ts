@@ -12,6 +12,7 @@ import type { ServiceClient } from '../service/index.js';
 import type { ClaimOutcome, FleetAgent, Share, ShareBatchRecord, ShareSettings } from '../share/api.js';
 import { defaultCoordinationFolder } from '../share/default-folder.js';
 import { serviceShareFiles } from '../share/files.js';
+import { systemClock } from '../share/liveness.js';
 import { createShare } from '../share/protocol.js';
 import type { BatchRow, FileRow, FolderRow } from '../store/index.js';
 import { inWords, log, setState, technical, type PipelineContext } from './context.js';
@@ -36,13 +37,26 @@ export type ShareFactory = (o: ShareOpenOptions) => Share | Promise<Share>;
  */
 export const joinServiceShare: ShareFactory = async (o) => {
   const coordinationFolder = o.settings.coordinationFolder || (await defaultCoordinationFolder(o.client));
-  return createShare(serviceShareFiles(o.client), { ...o.settings, coordinationFolder }, { id: o.agentId, name: o.agentName, host: hostname(), pid: process.pid });
+  // Heartbeats and looks on a lane of their own (two connections): under load they waited for a slot
+  // behind uploads and the poll's own reads, and a dead agent was seen seconds late (three-agent test).
+  const live = o.client.lane(2);
+  try {
+    return createShare(serviceShareFiles(o.client), { ...o.settings, coordinationFolder }, { id: o.agentId, name: o.agentName, host: hostname(), pid: process.pid }, systemClock, {
+      liveFiles: serviceShareFiles(live),
+      onStop: () => live.close(),
+    });
+  } catch (e) {
+    live.close();
+    throw e;
+  }
 };
 
 /** Re-checks the uploader and follower make before their irreversible steps; no-ops for unshared folders. */
 export interface ShareHooks {
   /** Before the batch's first step in this process: records it on the share (its contents' progress points at it). */
   beginBatch(b: BatchRow): Promise<void>;
+  /** Whether the batch's folder is shared: only then is mayUpload asked file by file (the uploader asks this once a batch). */
+  shares(b: BatchRow): boolean;
   /** Before a file is uploaded: false when another agent holds it now (it is given up here). */
   mayUpload(b: BatchRow, f: FileRow): Promise<boolean>;
   /** The batch moved on (uploads done, run started): its record is overwritten. */
@@ -288,6 +302,10 @@ export class SharedFolders implements ShareHooks {
 
   actGuard(b: BatchRow): (() => void) | undefined {
     return this.member(b.folderId)?.share.actGuard();
+  }
+
+  shares(b: BatchRow): boolean {
+    return this.member(b.folderId) !== undefined;
   }
 
   async mayUpload(b: BatchRow, f: FileRow): Promise<boolean> {

@@ -141,7 +141,7 @@ function requeueChanged(ctx: PipelineContext, f: FileRow, why: string): void {
  * Uploads one file of a batch. A file is rechecked right before and after: one that changed goes
  * back to waiting for stability (never uploaded torn), one that is gone is skipped.
  */
-async function uploadFile(ctx: PipelineContext, b: BatchRow, stored: FileRow, servicePath: string | null, signal: AbortSignal, guard?: () => void): Promise<void> {
+async function uploadFile(ctx: PipelineContext, b: BatchRow, stored: FileRow, servicePath: string | null, signal: AbortSignal, guard?: () => void): Promise<Sent> {
   const look = await lookStored(stored);
   const before = look.is;
   if (before === 'changed') {
@@ -158,7 +158,10 @@ async function uploadFile(ctx: PipelineContext, b: BatchRow, stored: FileRow, se
     if (before === 'missing') return setState(ctx, stored.id, 'skipped', 'the file was deleted or moved before it was uploaded');
     return stored.state === 'uploading' ? (ctx.store.files.get(stored.id) as FileRow) : setState(ctx, stored.id, 'uploading');
   });
-  if (before === 'missing') return ctx.shared?.letGo(stored);
+  if (before === 'missing') {
+    ctx.shared?.letGo(stored);
+    return;
+  }
   try {
     await sendFile(ctx, b, f, signal, look.seen, guard);
   } catch (e) {
@@ -179,6 +182,16 @@ async function uploadFile(ctx: PipelineContext, b: BatchRow, stored: FileRow, se
     setState(ctx, f.id, 'failed', `The upload failed: ${inWords(e)}\n${technical(e)}`);
     return;
   }
+  // Started here, awaited by the batch before its run starts: the caller takes its next file now, so
+  // this file's look after and the next one's look before go to the file worker in one message, and
+  // this file's 'uploaded' and the next one's 'uploading' into one group commit (issue 14, fourth round).
+  return { finished: finishUpload(ctx, b, f, signal) };
+}
+
+/** What uploadFile leaves running once the bytes are sent: the look after and the 'uploaded' step. */
+type Sent = { finished: Promise<void> } | undefined;
+
+async function finishUpload(ctx: PipelineContext, b: BatchRow, f: FileRow, signal: AbortSignal): Promise<void> {
   if ((await recheckStored(f)) === 'changed') {
     // What went up is a whole, older version; the new one will get its own upload.
     await removeStaleUpload(ctx, b, f, 'the file changed while it was uploaded', signal);
@@ -242,23 +255,32 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
   try {
     await ctx.shared?.beginBatch(b);
     b = await ensureServiceBatch(ctx, b);
+    // Where each file goes on the service, stored for the whole batch before any is sent (one statement, not one a file).
+    if (b.servicePath) ctx.store.files.placeBatch(b.id, b.servicePath);
     const todo = ctx.store.files.list({ batchId: b.id }).filter((f) => f.state === 'queued' || f.state === 'uploading');
     const service = b;
+    // A folder's share is looked up once a batch, not once a file (a store read per file otherwise).
+    const shared = ctx.shared?.shares(service) ? ctx.shared : undefined;
     // Several files at once: small files are bound by round trips, not bytes. The first failure that
     // calls for a later try stops taking new files; the ones in flight finish.
     let failure: unknown;
+    const finishing: Promise<unknown>[] = [];
     const worker = async (): Promise<void> => {
       for (let f = todo.shift(); f && !signal.aborted && failure === undefined; f = todo.shift()) {
         const servicePath = service.servicePath && f.safeName ? `${service.servicePath}/${f.safeName}` : f.servicePath;
         const stored = ctx.store.files.get(f.id);
         // A shared folder's file whose claim moved on (this agent was paused past its lease) is left
         // to its holder; the guard, taken before that re-read, checks again before each attempt to send.
-        const guard = ctx.shared?.actGuard(service);
-        if (stored && ctx.shared && !(await ctx.shared.mayUpload(service, stored).catch((e: unknown) => ((failure ??= e), false)))) continue;
-        if (stored) await uploadFile(ctx, service, stored, servicePath, signal, guard).catch((e: unknown) => (failure ??= e));
+        const guard = shared?.actGuard(service);
+        if (stored && shared && !(await shared.mayUpload(service, stored).catch((e: unknown) => ((failure ??= e), false)))) continue;
+        if (!stored) continue;
+        const sent = await uploadFile(ctx, service, stored, servicePath, signal, guard).catch((e: unknown) => void (failure ??= e));
+        if (sent) finishing.push(sent.finished.catch((e: unknown) => (failure ??= e)));
       }
     };
     await Promise.all(Array.from({ length: filesInFlight(ctx.client) }, worker));
+    // Every file sent is looked at again and stored 'uploaded' (or set aside) before the batch goes on.
+    await Promise.all(finishing);
     if (failure instanceof StaleUpload) {
       const stale = failure;
       return await abandonBatch(ctx, b, plan, stale, (f) => requeueChanged(ctx, f, stale.why));

@@ -48,9 +48,20 @@ export { runWaitState, type RunWaitResult, type RunWaitState, type WaitJobOption
 
 export class ServiceClient {
   readonly #t: Transport;
+  readonly #config: ClientConfig;
 
   constructor(config: ClientConfig) {
     this.#t = new Transport(config);
+    this.#config = config;
+  }
+
+  /**
+   * A second client to the same service with its own connections and `concurrency` slots: calls
+   * that must not wait behind this one's uploads and polls (a shared folder's heartbeats). Close it
+   * when done.
+   */
+  lane(concurrency: number): ServiceClient {
+    return new ServiceClient({ ...this.#config, concurrency });
   }
 
   /** The configuration in force (without the token). */

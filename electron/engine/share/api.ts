@@ -15,7 +15,8 @@ export type FleetAgent = FleetAgentView;
  */
 export class ShareFenced extends Error {
   constructor() {
-    super('This agent was away from the share for longer than its lease allows; it checks again whether the work is still its own before it goes on.');
+    // No closing period: the engine's notices go on after it ("... DocSync will try again ...").
+    super('This agent was away from the share for longer than its lease allows, so it checks again whether the work is still its own');
     this.name = 'ShareFenced';
   }
 }

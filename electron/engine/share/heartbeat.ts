@@ -7,6 +7,7 @@ import { ShareFenced, type FleetAgent } from './api.js';
 import type { ShareFiles } from './files.js';
 import { Liveness, type ShareClock } from './liveness.js';
 import { ShareRecordError, encode, parseHeartbeat, type Heartbeat, type SharePaths } from './records.js';
+import { shareTrace } from './trace.js';
 
 export interface ShareAgentInfo {
   /** Stable per data home; letters, digits, '.', '_' and '-'. */
@@ -34,6 +35,8 @@ export class Heartbeats {
   #stale = new Set<string>();
   /** Called when a look finds an agent newly stale: its work can be taken over now. */
   onStale: () => void = () => undefined;
+  /** Counts looks that found an agent newly stale: a poll under way stops its routine work when it changes. */
+  staleEpoch = 0;
 
   constructor(
     private readonly files: ShareFiles,
@@ -81,7 +84,10 @@ export class Heartbeats {
     // Lapsed when this beat LANDED a lease less a heartbeat after the last one began: until it landed
     // observers saw the old seq, and may have judged this agent stale on it (a beat retried for long,
     // or this process stopped while it was in flight, counts from when it landed, not when it began).
-    if (landed - this.#lastBeatStart >= this.leaseMs - this.heartbeatMs && this.#lastBeatStart > Number.NEGATIVE_INFINITY) this.#lapsedAt = landed;
+    if (landed - this.#lastBeatStart >= this.leaseMs - this.heartbeatMs && this.#lastBeatStart > Number.NEGATIVE_INFINITY) {
+      this.#lapsedAt = landed;
+      shareTrace(this.agent.name, () => `lapse: beat ${hb.seq} landed ${Math.round(landed - this.#lastBeatStart)} ms after the last began`);
+    }
     // The START of the write counts for the next lease: no observer can have seen this seq earlier.
     this.#lastBeatStart = Math.max(this.#lastBeatStart, started);
     this.#lastBeatWall = hb.at;
@@ -128,6 +134,7 @@ export class Heartbeats {
   guard(since: number): void {
     const now = this.clock.now();
     if (now - this.#lastBeatStart >= this.leaseMs - this.heartbeatMs || this.#lapsedAt >= since || now < this.#lapsedAt + this.#settleMs) {
+      shareTrace(this.agent.name, () => `guard refused: last beat began ${Math.round(now - this.#lastBeatStart)} ms ago, lapse ${Math.round(now - this.#lapsedAt)} ms ago`);
       throw new ShareFenced();
     }
   }
@@ -203,8 +210,12 @@ export class Heartbeats {
     for (const id of this.#live.known()) if (!listed.has(id)) this.#live.observe(id, null);
     const stale = new Set(this.#live.known().filter((id) => this.isStale(id)));
     const fresh = [...stale].some((id) => !this.#stale.has(id));
+    if (fresh || stale.size !== this.#stale.size) shareTrace(this.agent.name, () => `stale now: [${[...stale].join(', ')}]`);
     this.#stale = stale;
-    if (fresh) this.onStale();
+    if (fresh) {
+      this.staleEpoch++;
+      this.onStale();
+    }
   }
 
   /** This agent and the others, as of the last look. */

@@ -26,6 +26,13 @@ export interface ShareAgent extends Share {
 export interface ShareOptions {
   /** Run the heartbeat on a timer after start() (default true; tests drive beat() themselves). */
   timers?: boolean;
+  /**
+   * Files for the heartbeats and the looks at the others' (default: `files`): a lane of their own,
+   * so they never wait behind this agent's polls and uploads; a late look is a late takeover.
+   */
+  liveFiles?: ShareFiles;
+  /** Called once stop() is done (closes what was opened for liveFiles). */
+  onStop?: () => void;
 }
 
 export function createShare(files: ShareFiles, settings: ShareSettings, agent: ShareAgentInfo, clock: ShareClock = systemClock, options: ShareOptions = {}): ShareAgent {
@@ -56,7 +63,7 @@ class ShareProtocol implements ShareAgent {
     this.#hb = settings.heartbeatMs;
     this.#clock = clock;
     const p = sharePaths(this.base);
-    this.#heart = new Heartbeats(files, p, agent, settings.leaseMs, settings.heartbeatMs, clock, () => this.#core.inFlight());
+    this.#heart = new Heartbeats(options.liveFiles ?? files, p, agent, settings.leaseMs, settings.heartbeatMs, clock, () => this.#core.inFlight());
     this.#core = new ShareCore(files, p, agent, settings.leaseMs, clock, this.#heart);
   }
 
@@ -95,6 +102,7 @@ class ShareProtocol implements ShareAgent {
     this.#timer = null;
     this.#lookTimer = null;
     await this.#heart.idle();
+    this.options.onStop?.();
   }
 
   beat(): Promise<void> {
@@ -301,6 +309,9 @@ class ShareProtocol implements ShareAgent {
   }
 
   calls(): Record<string, number> {
-    return this.#core.files.calls();
+    const all = { ...this.#core.files.calls() };
+    const live = this.options.liveFiles?.calls() ?? {};
+    for (const [k, n] of Object.entries(live)) all[k] = (all[k] ?? 0) + n;
+    return all;
   }
 }

@@ -5,9 +5,12 @@
 import { ShareFenced, type ElsewhereNews, type ShareBatchFile, type ShareBatchRecord, type Takeover } from './api.js';
 import type { ShareCore, Watched } from './core.js';
 import { ShareRecordError, encode, highestGen, parseStoredBatch, type ClaimGen, type StoredBatch } from './records.js';
+import { shareTrace } from './trace.js';
 
-/** Reads and takeover creates at once per poll: bounded, so a poll never floods the service. */
+/** Takeover calls at once per poll: bounded, so a poll never floods the service. */
 const TAKE_LIMIT = 8;
+/** The routine looks (HEADs, reads) at once: half the client's slots, the rest stay for uploads and claims. */
+const LOOK_LIMIT = 4;
 
 /** Runs `fn` over `items`, at most `limit` at once. */
 async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -32,6 +35,11 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
       onFailure?.(); // looked at again on the next poll
     }
   };
+  const began = core.clock.now();
+  // An agent turning stale meanwhile stops the routine looks below: the caller polls again at once
+  // (onStale), and that poll takes the stale agent's work first.
+  const epoch = core.heart.staleEpoch;
+  const routine = (): boolean => core.heart.staleEpoch === epoch;
   await core.heart.lookIfOld(); // a service that fails here has been asked nothing else yet
   for (const [name, gen] of [...core.unfinishedTakes]) await safely(() => collectBatch(core, name, gen));
   for (const w of core.watched.values()) if (w.cur) core.heart.noteMissing(w.cur.agent);
@@ -49,8 +57,11 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
     if (!stale && now - w.lastLookAt < core.leaseMs) continue;
     // A batched content moves with its batch, which may have gone to an agent that died since: looked at too.
     if (batch !== undefined) batches.add(batch);
-    if (stale && batch !== undefined && w.cur?.batchGen !== undefined && core.heart.isStale(w.cur.agent)) staleBatches.set(batch, { gen: w.cur.batchGen, agent: w.cur.agent });
-    else if (stale && w.cur?.state === 'claimed' && w.cur.agent !== core.agent.id) staleContents.push(sha);
+    if (stale && batch !== undefined && w.cur?.batchGen !== undefined && core.heart.isStale(w.cur.agent)) {
+      staleBatches.set(batch, { gen: w.cur.batchGen, agent: w.cur.agent });
+      // Read as well, after the take: when the batch moved on to a live agent, this is how it is learned.
+      toRead.push(sha);
+    } else if (stale && w.cur?.state === 'claimed' && w.cur.agent !== core.agent.id) staleContents.push(sha);
     else (w.cur === null || stale ? toRead : toHead).push(sha);
   }
   // Several at once, so one slow answer (a 429's Retry-After) does not hold every other takeover.
@@ -71,31 +82,43 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
       return t ? [t] : [];
     }, () => (w.lastLookAt = Number.NEGATIVE_INFINITY));
   });
-  await eachLimited([...batches], TAKE_LIMIT, (b) => safely(() => takeBatch(core, b)));
+  await eachLimited([...batches], LOOK_LIMIT, async (b) => {
+    if (routine()) await safely(() => takeBatch(core, b));
+  });
   // The cheap look, several at once: nothing new while the next generation does not exist. The
   // longest-unseen first, and for half a heartbeat at most: the rest wait for the next poll, so a
   // poll stays short and a takeover never waits behind hundreds of these.
   toHead.sort((a, b) => (core.watched.get(a)?.lastLookAt ?? 0) - (core.watched.get(b)?.lastLookAt ?? 0));
   const headsUntil = core.clock.now() + core.heart.heartbeatMs / 2;
   let heads = 0;
-  await eachLimited(toHead, TAKE_LIMIT, async (sha) => {
+  await eachLimited(toHead, LOOK_LIMIT, async (sha) => {
     const w = core.watched.get(sha);
     // (At least one round of them per poll, however slow the service: none is left out for good.)
-    if (!w?.cur || (heads >= TAKE_LIMIT && core.clock.now() > headsUntil)) return;
+    if (!w?.cur || !routine() || (heads >= LOOK_LIMIT && core.clock.now() > headsUntil)) return;
     heads++;
     const changed = await core.files.exists(core.p.claim(sha, w.cur.gen + 1)).catch(() => null);
     if (changed) toRead.push(sha);
     else if (changed === false) w.lastLookAt = core.clock.now(); // (null: the service failed; still due next poll)
   });
-  await eachLimited(toRead, TAKE_LIMIT, async (sha) => {
+  // The reads too for half a heartbeat at most (a round at least): one left out is due again next poll.
+  toRead.sort((a, b) => (core.watched.get(a)?.lastLookAt ?? 0) - (core.watched.get(b)?.lastLookAt ?? 0));
+  const readsUntil = core.clock.now() + core.heart.heartbeatMs / 2;
+  let reads = 0;
+  await eachLimited(toRead, LOOK_LIMIT, async (sha) => {
     const w = core.watched.get(sha);
     if (!w) return; // taken along with a batch above
+    if (!routine() || (reads >= LOOK_LIMIT && core.clock.now() > readsUntil)) {
+      w.lastLookAt = Number.NEGATIVE_INFINITY;
+      return;
+    }
+    reads++;
     await safely(() => lookAt(core, news, batches, sha, w), () => (w.lastLookAt = Number.NEGATIVE_INFINITY));
   });
   // A member taken alone by a batch take and by its own look at once (one of them adopted the
   // other's generation) is handed over once.
   const seen = new Set<string>();
   news.takeovers = news.takeovers.filter((t) => t.kind !== 'content' || (!seen.has(t.sha256) && (seen.add(t.sha256), true)));
+  shareTrace(core.agent.name, () => `poll ${Math.round(core.clock.now() - began)} ms: stale batches ${staleBatches.size}, stale contents ${staleContents.length}, heads ${heads}/${toHead.length}, reads ${reads}/${toRead.length}, took ${news.takeovers.length}, finished ${news.finished.length}`);
   return news;
 }
 
@@ -144,7 +167,9 @@ async function takeContent(core: ShareCore, sha: string, w: Watched, cur: ClaimG
   await core.heart.fence();
   const next = core.claimRecord(sha, cur.gen + 1, w.rel, cur.size, 'claimed');
   // ('released' has no holder to wait for.)
-  if (!(await core.make(core.p.claim(sha, next.gen), next, cur.state === 'claimed' ? whileStale(core, cur.agent) : undefined))) {
+  const won = await core.make(core.p.claim(sha, next.gen), next, cur.state === 'claimed' ? whileStale(core, cur.agent) : undefined);
+  shareTrace(core.agent.name, () => `content ${sha.slice(0, 12)} from ${cur.agent}: generation ${next.gen} ${won ? 'taken' : 'there already'}`);
+  if (!won) {
     w.lastLookAt = Number.NEGATIVE_INFINITY; // someone else moved first: look again next poll
     return null;
   }
@@ -165,7 +190,9 @@ async function takeBatch(core: ShareCore, name: string, hint?: { gen: number; ag
     // once (two calls fewer). It exists already when the batch moved on: then read as it is.
     await core.heart.fence();
     const mine = core.batchRecord(hint.gen + 1);
-    if (await core.make(core.p.batchGen(name, mine.gen), mine, whileStale(core, hint.agent))) return collectBatch(core, name, mine.gen);
+    const won = await core.make(core.p.batchGen(name, mine.gen), mine, whileStale(core, hint.agent));
+    shareTrace(core.agent.name, () => `batch ${name} from ${hint.agent}: generation ${mine.gen} ${won ? 'taken' : 'there already'}`);
+    if (won) return collectBatch(core, name, mine.gen);
   }
   const gen = highestGen(await core.files.list(core.p.batchGens(name)));
   if (gen === 0) return [];
@@ -178,7 +205,9 @@ async function takeBatch(core: ShareCore, name: string, hint?: { gen: number; ag
   if (!(await core.heart.staleToAct(holder.agent))) return [];
   await core.heart.fence();
   const mine = core.batchRecord(gen + 1);
-  if (!(await core.make(core.p.batchGen(name, mine.gen), mine, whileStale(core, holder.agent)))) return [];
+  const won = await core.make(core.p.batchGen(name, mine.gen), mine, whileStale(core, holder.agent));
+  shareTrace(core.agent.name, () => `batch ${name} from ${holder.agent} (read): generation ${mine.gen} ${won ? 'taken' : 'there already'}`);
+  if (!won) return [];
   return collectBatch(core, name, mine.gen);
 }
 

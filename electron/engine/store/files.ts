@@ -125,6 +125,9 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
   const setSeen = db.prepare<[number, number, string | null, number, number]>('UPDATE files SET size = ?, mtime_ms = ?, sha256 = ?, updated_ms = ? WHERE id = ?');
   const setUpload = db.prepare<[string | null, number | null, string | null, number, number]>(
     'UPDATE files SET safe_name = ?, batch_id = ?, service_path = ?, updated_ms = ? WHERE id = ?');
+  const placeBatch = db.prepare<{ dir: string; t: number; batch: number }>(
+    `UPDATE files SET service_path = @dir || '/' || safe_name, updated_ms = @t
+     WHERE batch_id = @batch AND safe_name IS NOT NULL AND state IN ('queued', 'uploading') AND service_path IS NOT (@dir || '/' || safe_name)`);
   const namesake = db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM files WHERE original_name = ? AND path != ? LIMIT 1');
   const setHandler = db.prepare<[string | null, number]>('UPDATE files SET handled_by = ? WHERE id = ?');
   const events = db.prepare<[number], RawEvent>('SELECT * FROM file_events WHERE file_id = ? ORDER BY id');
@@ -158,20 +161,51 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
     return row(r);
   });
 
+  // A change is two statements, not three (a SELECT of the row before): the event reads the state it
+  // leaves from the row itself, and the UPDATE returns the row after (issue 14, per-file statements).
+  const eventFromRow = db.prepare<[FileState, number, string | null, number], { id: number; from_state: FileState }>(
+    'INSERT INTO file_events (file_id, from_state, to_state, at_ms, error) SELECT id, state, ?, ?, ? FROM files WHERE id = ? RETURNING id, from_state');
+  const setStateReturning = db.prepare<[FileState, string | null, number, number], Raw>('UPDATE files SET state = ?, error = ?, updated_ms = ? WHERE id = ? RETURNING *');
+  const dropEvent = db.prepare<[number]>('DELETE FROM file_events WHERE id = ?');
   const change = (fileId: number, to: FileState, error: string | null): { file: FileRow; from: FileState } => {
-    const cur = byId.get(fileId);
-    if (!cur) throw new UnknownFileError(`no file with id ${fileId} in the store`);
     const t = now();
-    setState.run(to, error, t, fileId);
-    insertEvent.run(fileId, cur.state, to, t, error);
-    return { file: row({ ...cur, state: to, error, updated_ms: t }), from: cur.state };
+    const ev = eventFromRow.get(to, t, error, fileId);
+    if (!ev) throw new UnknownFileError(`no file with id ${fileId} in the store`);
+    let after: Raw;
+    try {
+      after = setStateReturning.get(to, error, t, fileId)!;
+    } catch (e) {
+      // Refused (a state the schema does not know): its event goes too, also where no savepoint would undo it.
+      dropEvent.run(ev.id);
+      throw e;
+    }
+    return { file: row(after), from: ev.from_state };
   };
   const transition = db.transaction((fileId: number, to: FileState, error: string | null = null): FileRow => change(fileId, to, error).file);
   const transitionMany = db.transaction((changes: readonly StateChange[]) => changes.map((c) => change(c.fileId, c.to, c.error ?? null)));
+  // A new file's history in one statement: up to 3 steps (discovered, stable, queued), one row each.
+  const insertSteps = [1, 2, 3].map((n) => db.prepare(
+    `INSERT INTO file_events (file_id, from_state, to_state, at_ms, error) VALUES ${Array.from({ length: n }, () => '(?, ?, ?, ?, NULL)').join(', ')}`));
+  const addThrough = db.transaction((f: NewFile, steps: readonly FileState[]): FileRow => {
+    const t = now();
+    const r = insert.get(f.folderId ?? null, f.path, f.size, ms(f.mtimeMs), f.sha256 ?? null, steps[steps.length - 1] as FileState, f.originalName, t, t)!;
+    (insertSteps[steps.length - 1] as (typeof insertSteps)[number]).run(steps.flatMap((s, i) => [r.id, i === 0 ? null : steps[i - 1], s, t]));
+    return row(r);
+  });
 
   return {
     /** Records a newly seen file with its first event (null -> state). */
     add: (f: NewFile): FileRow => add.immediate(f),
+    /**
+     * Records a newly seen file that goes through `steps` (1 to 3 states, e.g. discovered, stable,
+     * queued) in the same transaction: one row in the last state, one history row per step as add()
+     * and transition() would write them, with the same time. Inside a caller's transaction (the group
+     * commit) no savepoint of its own.
+     */
+    addThrough(f: NewFile, steps: readonly FileState[]): FileRow {
+      if (steps.length < 1 || steps.length > 3) throw new Error(`addThrough takes 1 to 3 steps, not ${steps.length}`);
+      return db.inTransaction ? addThrough(f, steps) : addThrough.immediate(f, steps);
+    },
     get(id: number): FileRow | undefined {
       const r = byId.get(id);
       return r && row(r);
@@ -224,7 +258,16 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
      * Several state changes in one transaction (all or none), each with its event as transition()
      * writes it. Returns each file's row after and its state before. Throws UnknownFileError.
      */
-    transitionMany: (changes: readonly StateChange[]): { file: FileRow; from: FileState }[] => transitionMany.immediate(changes),
+    transitionMany: (changes: readonly StateChange[]): { file: FileRow; from: FileState }[] =>
+      // One change inside a caller's transaction needs no savepoint: it fails before it writes (unknown file) or not at all.
+      changes.length === 1 && db.inTransaction ? [change(changes[0]!.fileId, changes[0]!.to, changes[0]!.error ?? null)] : transitionMany.immediate(changes),
+    /**
+     * Where every file of a batch waiting to be sent goes on the service: `servicePath`/its safe name,
+     * for the whole batch in one statement (not one per file before its upload).
+     */
+    placeBatch(batchId: number, servicePath: string): number {
+      return placeBatch.run({ dir: servicePath, t: now(), batch: batchId }).changes;
+    },
     /** Records which agent of the folder's share handles the file (null: none other than this one). */
     setHandledBy(fileId: number, name: string | null): void {
       setHandler.run(name, fileId);

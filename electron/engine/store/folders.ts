@@ -34,6 +34,7 @@ export function foldersQueries(db: Db, now: () => number = Date.now) {
     'INSERT INTO folders (path, deployment_id, app_id, settings_json, enabled, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *');
   const byId = db.prepare<[number], Raw>('SELECT * FROM folders WHERE id = ?');
   const byPath = db.prepare<[string], Raw>('SELECT * FROM folders WHERE path = ?');
+  const existsById = db.prepare<[number], { n: number }>('SELECT 1 AS n FROM folders WHERE id = ?');
   const all = db.prepare<[], Raw>('SELECT * FROM folders ORDER BY id');
   const upd = db.prepare<[string | null, string | null, string, number, number, number], Raw>(
     'UPDATE folders SET deployment_id = ?, app_id = ?, settings_json = ?, enabled = ?, updated_ms = ? WHERE id = ? RETURNING *');
@@ -52,6 +53,10 @@ export function foldersQueries(db: Db, now: () => number = Date.now) {
     add(f: NewFolder): FolderRow {
       const t = now();
       return row(insert.get(f.path, f.deploymentId ?? null, f.appId ?? null, JSON.stringify(f.settings ?? {}), f.enabled === false ? 0 : 1, t, t)!);
+    },
+    /** Whether the folder is still there (asked per file taken in: no settings parsed). */
+    exists(id: number): boolean {
+      return existsById.get(id) !== undefined;
     },
     get(id: number): FolderRow | undefined {
       const r = byId.get(id);

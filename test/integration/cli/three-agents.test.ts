@@ -152,6 +152,10 @@ describe.skipIf(!process.env.DOCSYNC_THREE_AGENTS)('three agents on one shared f
       console.log(`b stderr: ${B.stderr.slice(-1500)}\nc stderr: ${Cagent.stderr.slice(-1500)}`);
     });
 
+    // Each agent's whole stderr, for reading a failure (with DOCSYNC_SHARE_TRACE=1: every look, staleness and takeover, timed).
+    const logs = join(process.cwd(), 'test-results', 'three-agents');
+    await mkdir(logs, { recursive: true });
+    for (const a of agents) await writeFile(join(logs, `${a.name}.log`), Buffer.concat(a.stderrAll));
     const audit: AuditEntry[] = await svc.audit();
     const report = await checkFleetRun({ svc, C, contents, stores, audit, moments, leaseMs: LEASE_S * 1000, heartbeatMs: HEARTBEAT_S * 1000, emails: { a: agentEmail('a'), b: agentEmail('b'), c: agentEmail('c') } });
     console.log(report.summary);

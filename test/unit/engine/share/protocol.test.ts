@@ -47,7 +47,7 @@ describe('share protocol, one agent', () => {
     const guard = share.actGuard();
     files.log.length = 0;
     clock.t += LEASE; // paused (SIGSTOP) for a lease
-    expect(() => guard()).toThrow(/longer than its lease/);
+    expect(() => guard()).toThrow(/longer than its lease allows/);
     const woke = clock.t;
     expect(await share.stillMine(x)).toBe(true);
     // It waited lease - heartbeat after the beat that ended the lapse, and beat again meanwhile
@@ -56,7 +56,7 @@ describe('share protocol, one agent', () => {
     expect(files.log.filter((l) => l.startsWith('overwrite')).length).toBe(2);
     expect(files.log.at(-1)).toBe(`exists ${C}/claims/${x}/2.json`);
     // A guard taken before the lapse still refuses (its re-read may predate a takeover); a new one passes.
-    expect(() => guard()).toThrow(/longer than its lease/);
+    expect(() => guard()).toThrow(/longer than its lease allows/);
     expect(() => share.actGuard()()).not.toThrow();
   });
 

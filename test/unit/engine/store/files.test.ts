@@ -100,6 +100,58 @@ describe('files.transition: persisted with its event, in one transaction', () =>
     expect(s.files.history(f.id).map((e) => e.toState)).toEqual(['discovered']);
   });
 
+  it('inside an outer transaction, a refused change caught there leaves neither state nor event (one change has no savepoint of its own)', () => {
+    const f = seen();
+    s.transaction(() => {
+      expect(() => s.files.transitionMany([{ fileId: f.id, to: 'exploded' as never }])).toThrow(/CHECK constraint/);
+      expect(() => s.files.transitionMany([{ fileId: 424242, to: 'stable' }])).toThrow(UnknownFileError);
+      s.files.transitionMany([{ fileId: f.id, to: 'stable' }]);
+    });
+    expect(s.files.history(f.id).map((e) => [e.fromState, e.toState])).toEqual([[null, 'discovered'], ['discovered', 'stable']]);
+  });
+
+  it('addThrough() stores a new file in its last step with one history row per step, as add() and transition() would', () => {
+    clock = 5_000;
+    const f = s.files.addThrough({ folderId: null, path: '/in/new.pdf', size: 10, mtimeMs: 7.5, sha256: 'cd'.repeat(32), originalName: 'new.pdf' }, ['discovered', 'stable', 'queued']);
+    expect(f).toMatchObject({ state: 'queued', path: '/in/new.pdf', mtimeMs: 7, sha256: 'cd'.repeat(32), error: null, createdMs: 5_000 });
+    expect(s.files.get(f.id)).toEqual(f);
+    expect(s.files.history(f.id).map((e) => [e.fromState, e.toState, e.atMs, e.error])).toEqual([
+      [null, 'discovered', 5_000, null], ['discovered', 'stable', 5_000, null], ['stable', 'queued', 5_000, null],
+    ]);
+    const g = s.files.addThrough({ path: '/in/two.pdf', size: 1, mtimeMs: 1, originalName: 'two.pdf' }, ['discovered', 'stable']);
+    expect(s.files.history(g.id).map((e) => e.toState)).toEqual(['discovered', 'stable']);
+    expect(s.files.countByState()).toMatchObject({ queued: 1, stable: 1, discovered: 0 });
+    expect(() => s.files.addThrough({ path: '/in/x.pdf', size: 1, mtimeMs: 1, originalName: 'x.pdf' }, [])).toThrow(/1 to 3 steps/);
+    // Inside a failing outer transaction nothing of it is kept.
+    expect(() => s.transaction(() => {
+      s.files.addThrough({ path: '/in/y.pdf', size: 1, mtimeMs: 1, originalName: 'y.pdf' }, ['discovered']);
+      throw new Error('crash before commit');
+    })).toThrow('crash before commit');
+    expect(s.files.byPath('/in/y.pdf')).toBeUndefined();
+  });
+
+  it('placeBatch() gives the files of a batch still to be sent their service path in one go, and only those', () => {
+    const b = s.runs.addBatch({ serviceBatchId: '17' });
+    const other = s.runs.addBatch({ serviceBatchId: '18' });
+    const [q, up, done, unnamed, elsewhere] = ['q', 'up', 'done', 'unnamed', 'elsewhere'].map((n) => seen(`/in/${n}.pdf`)) as [ReturnType<typeof seen>, ...ReturnType<typeof seen>[]];
+    s.files.assign(q.id, { safeName: 'q.pdf', batchId: b.id, servicePath: null });
+    s.files.assign(up!.id, { safeName: 'up.pdf', batchId: b.id, servicePath: null });
+    s.files.assign(done!.id, { safeName: 'done.pdf', batchId: b.id, servicePath: 'old/done.pdf' });
+    s.files.assign(unnamed!.id, { safeName: null, batchId: b.id, servicePath: null });
+    s.files.assign(elsewhere!.id, { safeName: 'e.pdf', batchId: other.id, servicePath: null });
+    for (const f of [q, unnamed, elsewhere]) s.files.transitionMany([{ fileId: f!.id, to: 'queued' }]);
+    s.files.transition(up!.id, 'uploading');
+    s.files.transition(done!.id, 'done');
+    expect(s.files.placeBatch(b.id, 'svc-drive/b/17')).toBe(2);
+    expect(s.files.get(q.id)?.servicePath).toBe('svc-drive/b/17/q.pdf');
+    expect(s.files.get(up!.id)?.servicePath).toBe('svc-drive/b/17/up.pdf');
+    expect(s.files.get(done!.id)?.servicePath).toBe('old/done.pdf');
+    expect(s.files.get(unnamed!.id)?.servicePath).toBeNull();
+    expect(s.files.get(elsewhere!.id)?.servicePath).toBeNull();
+    // Already placed: nothing written again.
+    expect(s.files.placeBatch(b.id, 'svc-drive/b/17')).toBe(0);
+  });
+
   it('countByState() counts every state, 0 when none', () => {
     const a = seen('/in/1.pdf');
     seen('/in/2.pdf');
