@@ -8,7 +8,7 @@
 // service processes them on its own machines, and here the processing would share the 2 cores with
 // the uploads measured, which the client's baseline does not. `--runs-during-upload`: processed at
 // once, as before (both figures are in bench/README.md).
-//   npm run bench:hot-folder [-- --files 10000] [--curl] [--until-uploaded] [--snapshot-at-mb N] [--profile] [--runs-during-upload]
+//   npm run bench:hot-folder [-- --files 10000] [--curl] [--until-uploaded] [--snapshot-at-mb N] [--trace-memory S] [--profile] [--runs-during-upload]
 import { randomBytes } from 'node:crypto';
 import { Session } from 'node:inspector/promises';
 import { readFileSync } from 'node:fs';
@@ -160,6 +160,21 @@ try {
     return status ? `; anonymous ${kb('RssAnon')} MB, file pages ${kb('RssFile')} MB` : '';
   };
   let topSplit = '';
+  // --trace-memory S: a line every S seconds (to see what grows, and when): RSS, V8's heap, anonymous
+  // memory, malloc's main heap ([heap] in smaps, Linux) and how far the files got.
+  const traceMs = arg('trace-memory', 0) * 1000;
+  let traceAt = 0;
+  const mallocHeap = (): string => {
+    const smaps = (() => {
+      try {
+        return readFileSync('/proc/self/smaps', 'utf8');
+      } catch {
+        return '';
+      }
+    })();
+    const m = /\[heap\]\n(?:.*\n)*?Rss:\s+(\d+) kB/.exec(smaps);
+    return m ? `, malloc heap ${mb(Number(m[1]) * 1024)} MB` : '';
+  };
   // --snapshot-at-mb N: a heap snapshot (into the working folder) the first time RSS passes N MB, to see what holds it.
   let snapshotAt = arg('snapshot-at-mb', Infinity) * 1024 * 1024;
   for (;;) {
@@ -199,6 +214,11 @@ try {
         }
         rssAt[k] = process.memoryUsage().rss;
       }
+    }
+    if (traceMs > 0 && at * 1000 >= traceAt) {
+      traceAt = at * 1000 + traceMs;
+      const v = process.memoryUsage();
+      console.log(`  [${at.toFixed(0)} s] uploaded ${past.uploaded}, finished ${past.finished}: RSS ${mb(v.rss)} MB, V8 heap ${mb(v.heapTotal)} MB (${mb(v.heapUsed)} in use), external ${mb(v.external)} MB (buffers ${mb(v.arrayBuffers)})${rssSplit()}${mallocHeap()}`);
     }
     if (past.finished >= count || (untilUploaded && past.uploaded >= count)) break;
     await new Promise((r) => setTimeout(r, 250));

@@ -102,6 +102,17 @@ describe.skipIf(!canSeeWriters)('openForWriting (Linux /proc)', () => {
     expect((await openForWriting([w])).get(w)).toBe(false);
   });
 
+  it('answers for every file of a drop larger than it looks at at once (64), the one being written among them', async () => {
+    const files = Array.from({ length: 300 }, (_, i) => path.join(dir, `scan-${i}.tif`));
+    for (const f of files) await writeFile(f, 'page');
+    const writing = files[217] as string;
+    const writer = await holdOpen(writing, 'a');
+    children.push(writer.child);
+    const open = await openForWriting(files);
+    expect(open.size).toBe(300);
+    expect([...open].filter(([, v]) => v).map(([p]) => p)).toEqual([writing]);
+  });
+
   it('finds the writer through a symlinked folder (/proc names the real path)', async () => {
     const real = path.join(dir, 'real');
     const { mkdir } = await import('node:fs/promises');
