@@ -20,6 +20,9 @@ interface Gen {
   at: number | string;
   /** Claim generations: where the content stood (the holder writes a generation per step; `released`: given up). */
   state?: string;
+  /** Claim generations in state `batched`: the batch, and its generation the content is held at. */
+  batch?: string;
+  batchGen?: number;
 }
 interface Progress extends Gen {
   stage: string;
@@ -181,7 +184,12 @@ export async function checkFleetRun(x: FleetRunInput): Promise<{ broken: Record<
       // The holder's own next step, or a claim after it gave the content up: not a takeover.
       if (prev.name === next.name || prev.state === 'released') continue;
       takenFrom[prev.name] = (takenFrom[prev.name] ?? 0) + 1;
-      const at = atMs(next.at);
+      // A batched content changes hands with its batch: from the batch's generation on, its former
+      // holder's re-check (which reads the batch's generation, share README rule 6) says it is gone.
+      // So its move is timed by that generation; the member's own record follows it as bookkeeping.
+      const withBatch = prev.state === 'batched' && next.state === 'batched' && prev.batch !== undefined && prev.batch === next.batch;
+      const batchGen = withBatch ? batchGens.get(next.batch!)?.find((b) => b.gen === next.batchGen && b.name === next.name) : undefined;
+      const at = atMs((batchGen ?? next).at);
       const desc = `${what}: gen ${next.gen} by ${next.name} at ${new Date(at).toISOString()}`;
       const beat = lastBeatBefore(prev.name, at);
       // 250 ms: the audit time is when the heartbeat's answer was sent, a little after the write.
