@@ -52,6 +52,13 @@ export interface FleetRunInput {
 }
 
 const atMs = (at: number | string): number => (typeof at === 'number' ? at : Date.parse(at));
+
+/** How a content ended: its newest generation when that is `done` or `failed`, else its progress record (or null). */
+function finalOf(c: { gens: Gen[]; progress: Progress | null }): { stage: string; name: string; reason?: string | null } | null {
+  const last = c.gens.at(-1) as (Gen & { reason?: string | null }) | undefined;
+  if (last && (last.state === 'done' || last.state === 'failed')) return { stage: last.state, name: last.name, reason: last.reason ?? null };
+  return c.progress;
+}
 const short = (sha: string): string => sha.slice(0, 12);
 
 /** Runs `fn` over `items`, `n` at a time. */
@@ -131,7 +138,9 @@ export async function checkFleetRun(x: FleetRunInput): Promise<{ broken: Record<
     if (r.length > 1) twoRuns!.push(`${label(sha)} went into runs ${r.join(', ')}`);
     const c = claims.get(sha)!;
     const holder = c.gens.at(-1);
-    const p = c.progress;
+    // The newest generation decides how a content ended (share README); progress.json is a summary
+    // written after it, missing when its writer was killed in between (seen: a killed right after `done`).
+    const p = finalOf(c);
     if (!holder) finished!.push(`${label(sha)} was never claimed`);
     else if (!p || !['done', 'failed'].includes(p.stage)) finished!.push(`${label(sha)}: held by ${holder.name} (gen ${holder.gen}) but its progress is ${p ? p.stage : 'missing'}; ${history(sha)}`);
     else if (p.name !== holder.name) finished!.push(`${label(sha)}: finished by ${p.name}, but ${holder.name} holds it (gen ${holder.gen})`);
@@ -144,7 +153,8 @@ export async function checkFleetRun(x: FleetRunInput): Promise<{ broken: Record<
   // Local states: every file final in the surviving agents; a file done there was finished by that agent.
   const holderOf = (name: string): string | undefined => {
     const sha = [...contents].find(([, ns]) => ns.includes(name))?.[0];
-    return sha ? claims.get(sha)?.progress?.name : undefined;
+    const c = sha ? claims.get(sha) : undefined;
+    return c ? finalOf(c)?.name : undefined;
   };
   for (const agent of ['b', 'c']) {
     const rows = new Map((x.stores[agent] ?? []).map((r) => [r.originalName, r]));
