@@ -72,6 +72,14 @@ export class ServiceError extends Error {
 export const isServiceError = (e: unknown, kind?: ErrorKind): e is ServiceError =>
   e instanceof ServiceError && (kind === undefined || e.kind === kind);
 
+/**
+ * Thrown by a caller's guard (CallSpec.onAttempt, or a body's last-chunk check) to stop a request
+ * before the service could act on it: passed through as it is, never retried.
+ */
+export class AttemptRefused extends Error {
+  override name = 'AttemptRefused';
+}
+
 /** Thrown inside upload streams when the file being read no longer matches what was checked. */
 export class FileChangedError extends Error {
   override name = 'FileChangedError';

@@ -59,6 +59,8 @@ export class FileSlice extends Readable {
     private readonly start: number,
     private readonly length: number,
     private readonly expect: FileIdentity,
+    /** Run right before the last chunk goes (the service acts once the body is whole); a throw cuts the body short. */
+    private readonly beforeLast?: () => void,
   ) {
     super({ highWaterMark: CHUNK });
   }
@@ -82,6 +84,7 @@ export class FileSlice extends Readable {
       const remaining = this.length - this.pos;
       if (remaining === 0) {
         await checkUnchanged(this.path, this.expect);
+        this.beforeLast?.();
         this.push(null);
         return;
       }
@@ -94,7 +97,10 @@ export class FileSlice extends Readable {
       }
       this.pos += bytesRead;
       // The last chunk goes out only once the file is known to be the one the upload began with.
-      if (this.pos === this.length) await checkUnchanged(this.path, this.expect);
+      if (this.pos === this.length) {
+        await checkUnchanged(this.path, this.expect);
+        this.beforeLast?.();
+      }
       this.push(buf.subarray(0, bytesRead));
       if (this.pos === this.length) this.push(null);
     } catch (err) {

@@ -51,7 +51,7 @@ import got, { AbortError, RequestError, TimeoutError, type Got, type Response } 
 import { ShapeError } from '../../../shared/service/index.js';
 import { abortedError, fullJitter, parseRetryAfter, sleep } from './backoff.js';
 import { resolveConfig, type ClientConfig, type ResolvedConfig } from './config.js';
-import { FileChangedError, ServiceError, redact } from './errors.js';
+import { AttemptRefused, FileChangedError, ServiceError, redact } from './errors.js';
 import { Semaphore } from './limit.js';
 import { BodySendError, sendBody } from './raw-upload.js';
 
@@ -284,13 +284,17 @@ export class Transport {
       }
       let res: Pick<Response<Buffer>, 'statusCode' | 'headers' | 'body'> | undefined;
       let failure: Failure | undefined;
+      let refused: unknown;
       try {
         res = await this.attempt(spec);
       } catch (e) {
+        refused = causeChain(e).find((c) => c instanceof AttemptRefused);
         failure = this.classify(e, spec);
       } finally {
         release();
       }
+      // The body's guard cut it short (the service got no whole request): the guard's error, not retried.
+      if (refused) throw refused;
 
       if (res) {
         const status = res.statusCode;

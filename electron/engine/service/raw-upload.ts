@@ -6,7 +6,7 @@
 import { request as httpRequest, type Agent as HttpAgent, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
-import { FileChangedError } from './errors.js';
+import { AttemptRefused, FileChangedError } from './errors.js';
 import { FileSlice } from './file-slice.js';
 
 export interface RawReply {
@@ -54,7 +54,7 @@ export function sendBody(o: RawSend): Promise<RawReply> {
     let sent = false;
     let settled = false;
     let responseTimer: NodeJS.Timeout | undefined;
-    const fail = (e: BodySendError): void => {
+    const fail = (e: BodySendError | AttemptRefused): void => {
       if (settled) return;
       settled = true;
       clearTimeout(responseTimer);
@@ -94,7 +94,8 @@ export function sendBody(o: RawSend): Promise<RawReply> {
     // Failures reach `fail` through the listeners: a local read error from the body first (it is
     // the file's fault, never the network's), a network error from the request.
     body.once('error', (e: Error) =>
-      fail(new BodySendError('file-changed', undefined, false, e instanceof FileChangedError ? e.message : `could not read the local file: ${e.message}`)),
+      // A guard that refused the last chunk (the body is cut short: the service gets no file) is passed on as it is.
+      fail(e instanceof AttemptRefused ? e : new BodySendError('file-changed', undefined, false, e instanceof FileChangedError ? e.message : `could not read the local file: ${e.message}`)),
     );
     body.on('data', (chunk: Buffer) => {
       transferred += chunk.length;

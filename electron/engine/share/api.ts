@@ -5,6 +5,7 @@
  */
 
 import type { FleetAgentView } from '../../../shared/ui/views.js';
+import { AttemptRefused } from '../service/errors.js';
 
 /** One agent of a share as this agent sees it (from its heartbeat records): the same shape the UI shows. */
 export type FleetAgent = FleetAgentView;
@@ -13,7 +14,7 @@ export type FleetAgent = FleetAgentView;
  * Thrown by an act's guard (Share.actGuard) right before a request would be sent: this agent may no
  * longer hold what the act is for. Nothing was sent; the caller re-reads (stillMine) and tries again.
  */
-export class ShareFenced extends Error {
+export class ShareFenced extends AttemptRefused {
   constructor() {
     // No closing period: the engine's notices go on after it ("... DocSync will try again ...").
     super('This agent was away from the share for longer than its lease allows, so it checks again whether the work is still its own');

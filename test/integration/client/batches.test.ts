@@ -1,5 +1,6 @@
 /** Contract of the batch and job endpoints (spec 4.1, 4.3, 7) through the client, against the sandbox. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AttemptRefused } from '../../../electron/engine/service/errors.js';
 import { ServiceError, type ServiceClient } from '../../../electron/engine/service/index.js';
 import { batchFilePath, clientEnv, failure, type ClientEnv } from './env.js';
 
@@ -120,6 +121,31 @@ describe('batch files (spec 4.1)', () => {
     expect(list.has_more).toBe(false);
     expect(list.nodes).toHaveLength(1);
     expect(list.nodes[0]).toMatchObject({ name: 'doc.pdf', full_path: batchFilePath(b, 'doc.pdf'), metadata: { node_type: 'file', size: 1234 }, perms: { can_read: true } });
+  });
+
+  it('a caller\'s guard (onAttempt) stops the upload before it is sent, or cuts its body short before the last bytes: no file, the guard\'s error, not retried', async () => {
+    const { id } = await admin.createBatch({ name: 'guarded' });
+    const f = await env.file('g.pdf', 3 * 1024 * 1024 + 7);
+    class Refused extends AttemptRefused {}
+    // Refused before the attempt: nothing sent.
+    let calls = 0;
+    const never = (): void => {
+      calls++;
+      throw new Refused('not now');
+    };
+    await expect(admin.putBatchFile(id, 'before.pdf', f.path, { onAttempt: never })).rejects.toBeInstanceOf(Refused);
+    expect(calls).toBe(1);
+    // Passed before the attempt, refused before the last chunk (a process frozen mid-body): the body is cut short.
+    calls = 0;
+    const second = (): void => {
+      if (++calls > 1) throw new Refused('not any more');
+    };
+    await expect(admin.putBatchFile(id, 'cut.pdf', f.path, { onAttempt: second })).rejects.toBeInstanceOf(Refused);
+    expect(calls).toBe(2);
+    expect((await admin.listBatchFiles(id)).nodes.map((n) => n.name)).toEqual([]);
+    // A guard that passes lets it through.
+    await admin.putBatchFile(id, 'ok.pdf', f.path, { onAttempt: () => undefined });
+    expect((await admin.listBatchFiles(id)).nodes.map((n) => n.name)).toEqual(['ok.pdf']);
   });
 
   it('an empty file uploads as an empty file', async () => {
