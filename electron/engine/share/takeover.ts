@@ -36,6 +36,7 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
     }
   };
   const began = core.clock.now();
+  const longestUnseen = (a: string, b: string): number => (core.watched.get(a)?.lastLookAt ?? 0) - (core.watched.get(b)?.lastLookAt ?? 0);
   // An agent turning stale meanwhile stops the routine looks below: the caller polls again at once
   // (onStale), and that poll takes the stale agent's work first.
   const epoch = core.heart.staleEpoch;
@@ -91,7 +92,7 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
   // The cheap look, several at once: nothing new while the next generation does not exist. The
   // longest-unseen first, and for half a heartbeat at most: the rest wait for the next poll, so a
   // poll stays short and a takeover never waits behind hundreds of these.
-  toHead.sort((a, b) => (core.watched.get(a)?.lastLookAt ?? 0) - (core.watched.get(b)?.lastLookAt ?? 0));
+  toHead.sort(longestUnseen);
   const headsUntil = core.clock.now() + core.heart.heartbeatMs / 2;
   let heads = 0;
   await eachLimited(toHead, LOOK_LIMIT, async (sha) => {
@@ -104,7 +105,7 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
     else if (changed === false) w.lastLookAt = core.clock.now(); // (null: the service failed; still due next poll)
   });
   // The reads too for half a heartbeat at most (a round at least): one left out is due again next poll.
-  toRead.sort((a, b) => (core.watched.get(a)?.lastLookAt ?? 0) - (core.watched.get(b)?.lastLookAt ?? 0));
+  toRead.sort(longestUnseen);
   const readsUntil = core.clock.now() + core.heart.heartbeatMs / 2;
   let reads = 0;
   await eachLimited(toRead, LOOK_LIMIT, async (sha) => {
