@@ -8,7 +8,7 @@ import type { ShareFiles } from './files.js';
 import type { Heartbeats, ShareAgentInfo } from './heartbeat.js';
 import type { ShareClock } from './liveness.js';
 import {
-  ShareRecordError, encode, highestGen, parseBatchGen, parseClaimGen, type BatchGen, type ClaimGen, type ClaimState, type SharePaths,
+  HEARTBEAT_BATCHES, ShareRecordError, encode, highestGen, parseBatchGen, parseClaimGen, type BatchGen, type ClaimGen, type HeldBatchRef, type ClaimState, type SharePaths,
 } from './records.js';
 
 /** A content this agent holds (or held: `lost` once its claim moved on). */
@@ -54,6 +54,8 @@ export class ShareCore {
   readonly unfinishedTakes = new Map<string, number>();
   /** Batches a take of this agent is working on now: a second take of one at once would hand it over twice. */
   readonly taking = new Set<string>();
+  /** `agent@seq:batch` taken up from a stale agent's last heartbeat: tried once per stale spell (a failed try is forgotten, so tried again). */
+  readonly fromHeartbeats = new Set<string>();
 
   constructor(
     readonly files: ShareFiles,
@@ -68,6 +70,18 @@ export class ShareCore {
     let n = 0;
     for (const h of this.holds.values()) if (!h.lost && (h.state === 'claimed' || h.state === 'batched')) n++;
     return n;
+  }
+
+  /** The batches with work left here (a member batched and not finished), at the generation held: for the heartbeat. */
+  heldBatches(): HeldBatchRef[] {
+    const out = new Map<string, number>();
+    for (const h of this.holds.values()) {
+      if (h.lost || h.state !== 'batched' || h.batch === undefined || out.has(h.batch)) continue;
+      const b = this.batches.get(h.batch);
+      if (b && !b.lost) out.set(h.batch, b.gen);
+      if (out.size >= HEARTBEAT_BATCHES) break;
+    }
+    return [...out].map(([name, gen]) => ({ name, gen }));
   }
 
   claimRecord(sha: string, gen: number, rel: string, size: number, state: ClaimState, extra: Partial<ClaimGen> = {}): ClaimGen {

@@ -6,7 +6,7 @@
 import { ShareFenced, type FleetAgent } from './api.js';
 import type { ShareFiles } from './files.js';
 import { Liveness, type ShareClock } from './liveness.js';
-import { ShareRecordError, encode, parseHeartbeat, type Heartbeat, type SharePaths } from './records.js';
+import { ShareRecordError, encode, parseHeartbeat, type Heartbeat, type HeldBatchRef, type SharePaths } from './records.js';
 import { shareTrace } from './trace.js';
 
 export interface ShareAgentInfo {
@@ -46,6 +46,7 @@ export class Heartbeats {
     readonly heartbeatMs: number,
     private readonly clock: ShareClock,
     private readonly inFlight: () => number,
+    private readonly heldBatches: () => HeldBatchRef[] = () => [],
   ) {
     this.#live = new Liveness(clock);
   }
@@ -78,6 +79,7 @@ export class Heartbeats {
     const hb: Heartbeat = {
       agent: this.agent.id, name: this.agent.name, host: this.agent.host, pid: this.agent.pid ?? 0,
       seq: ++this.#seq, inFlight: this.inFlight(), leaseMs: this.leaseMs, at: this.clock.wallNow(),
+      batches: this.heldBatches(),
     };
     await this.files.overwrite(this.p.agent(this.agent.id), encode(hb));
     const landed = this.clock.now();
@@ -155,6 +157,20 @@ export class Heartbeats {
     if (!this.isStale(agentId, false)) return false;
     await this.look();
     return this.isStale(agentId);
+  }
+
+  /**
+   * The batches a stale agent's last heartbeat says it held, with that heartbeat's seq (so a taker
+   * tries each stale spell's list once); null while the agent is not stale to act on.
+   */
+  staleHeldBatches(agentId: string): { seq: number; batches: HeldBatchRef[] } | null {
+    const hb = this.#beats.get(agentId);
+    return hb && hb.batches.length > 0 && this.isStale(agentId) ? { seq: hb.seq, batches: hb.batches } : null;
+  }
+
+  /** The agents judged stale at the last look. */
+  staleAgents(): ReadonlySet<string> {
+    return this.#stale;
   }
 
   /** An agent named by a record but with no heartbeat record counts as missing from now on. */

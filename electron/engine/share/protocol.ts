@@ -64,7 +64,7 @@ class ShareProtocol implements ShareAgent {
     this.#hb = settings.heartbeatMs;
     this.#clock = clock;
     const p = sharePaths(this.base);
-    this.#heart = new Heartbeats(options.liveFiles ?? files, p, agent, settings.leaseMs, settings.heartbeatMs, clock, () => this.#core.inFlight());
+    this.#heart = new Heartbeats(options.liveFiles ?? files, p, agent, settings.leaseMs, settings.heartbeatMs, clock, () => this.#core.inFlight(), () => this.#core.heldBatches());
     this.#core = new ShareCore(files, p, agent, settings.leaseMs, clock, this.#heart);
   }
 

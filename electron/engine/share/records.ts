@@ -49,7 +49,20 @@ export interface Heartbeat {
   leaseMs: number;
   /** Wall clock of the writer (ms since the epoch): shown, never used to judge liveness. */
   at: number;
+  /**
+   * The batches the agent holds with work left in them, at the generation it holds: once it is
+   * stale, the others take these first, even one whose contents they last saw elsewhere.
+   */
+  batches: HeldBatchRef[];
 }
+
+export interface HeldBatchRef {
+  name: string;
+  gen: number;
+}
+
+/** At most this many batches in a heartbeat: it stays small; any others are found through their contents. */
+export const HEARTBEAT_BATCHES = 64;
 
 /** Where a content stands in one generation. */
 export type ClaimState = 'claimed' | 'batched' | 'done' | 'failed' | 'released';
@@ -128,6 +141,15 @@ class Fields {
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new ShareRecordError(this.path, `"${k}" should be a number`);
     return v;
   }
+  /** A list of `{name, gen}`; missing (an agent from before the field) is an empty list. */
+  batchRefs(k: string): HeldBatchRef[] {
+    const v = this.o[k];
+    if (v === undefined) return [];
+    const ok = (r: unknown): r is HeldBatchRef => typeof r === 'object' && r !== null
+      && typeof (r as Obj).name === 'string' && (r as Obj).name !== '' && Number.isSafeInteger((r as Obj).gen) && ((r as Obj).gen as number) >= 1;
+    if (!Array.isArray(v) || !v.every(ok)) throw new ShareRecordError(this.path, `"${k}" should be a list of batches, each with a name and a generation`);
+    return v.map((r) => ({ name: r.name, gen: r.gen }));
+  }
   bool(k: string): boolean {
     const v = this.o[k];
     if (typeof v !== 'boolean') throw new ShareRecordError(this.path, `"${k}" should be true or false`);
@@ -139,7 +161,7 @@ export function parseHeartbeat(path: string, bytes: Uint8Array): Heartbeat {
   const f = new Fields(path, objectOf(path, bytes));
   return {
     agent: f.str('agent'), name: f.str('name'), host: f.str('host', true), pid: f.int('pid'),
-    seq: f.int('seq'), inFlight: f.int('inFlight'), leaseMs: f.int('leaseMs', 1), at: f.num('at'),
+    seq: f.int('seq'), inFlight: f.int('inFlight'), leaseMs: f.int('leaseMs', 1), at: f.num('at'), batches: f.batchRefs('batches'),
   };
 }
 

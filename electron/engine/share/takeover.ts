@@ -65,6 +65,22 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
     } else if (stale && w.cur?.state === 'claimed' && w.cur.agent !== core.agent.id) staleContents.push(sha);
     else (w.cur === null || stale ? toRead : toHead).push(sha);
   }
+  // The batches a stale agent's last heartbeat names, although no content seen here says so: its
+  // contents may have been seen here only before they went into it (taken from a third agent since).
+  const heartbeatKeys = new Map<string, string>();
+  for (const agent of core.heart.staleAgents()) {
+    const held = core.heart.staleHeldBatches(agent);
+    for (const b of held?.batches ?? []) {
+      const key = `${agent}@${held?.seq ?? 0}:${b.name}`;
+      if (core.fromHeartbeats.has(key)) continue;
+      core.fromHeartbeats.add(key);
+      const known = staleBatches.get(b.name);
+      const mine = core.batches.get(b.name);
+      if ((known && known.gen >= b.gen) || (mine && !mine.lost)) continue; // taken from what was seen, or held here
+      heartbeatKeys.set(b.name, key);
+      staleBatches.set(b.name, { gen: b.gen, agent });
+    }
+  }
   // Several at once, so one slow answer (a 429's Retry-After) does not hold every other takeover.
   // A stale agent's work first, each with as few calls in a row as can be: its batches (from the
   // generation its members were batched at) and the contents it only claimed.
@@ -72,7 +88,8 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
     const hint = staleBatches.get(key);
     if (hint) {
       batches.delete(key);
-      return safely(() => takeBatch(core, key, hint));
+      const fromBeat = heartbeatKeys.get(key);
+      return safely(() => takeBatch(core, key, hint), () => fromBeat !== undefined && core.fromHeartbeats.delete(fromBeat));
     }
     const w = core.watched.get(key);
     if (!w?.cur) return; // taken along with a batch meanwhile
@@ -122,7 +139,7 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
   // other's generation) is handed over once.
   const seen = new Set<string>();
   news.takeovers = news.takeovers.filter((t) => t.kind !== 'content' || (!seen.has(t.sha256) && (seen.add(t.sha256), true)));
-  shareTrace(core.agent.name, () => `poll ${Math.round(core.clock.now() - began)} ms: stale batches ${staleBatches.size}, stale contents ${staleContents.length}, heads ${heads}/${toHead.length}, reads ${reads}/${toRead.length}, took ${news.takeovers.length}, finished ${news.finished.length}`);
+  shareTrace(core.agent.name, () => `poll ${Math.round(core.clock.now() - began)} ms: stale batches ${staleBatches.size} (${heartbeatKeys.size} from heartbeats), stale contents ${staleContents.length}, heads ${heads}/${toHead.length}, reads ${reads}/${toRead.length}, took ${news.takeovers.length}, finished ${news.finished.length}`);
   return news;
 }
 

@@ -100,6 +100,7 @@ describe.skipIf(!process.env.DOCSYNC_THREE_AGENTS)('three agents on one shared f
     await mkdir(inbox);
     for (const n of names) {
       const a = new Agent(n, MAIN, root, sb.url);
+      a.env.DOCSYNC_SHARE_TRACE = '1'; // always traced: a failure in CI can be read from test-results/three-agents
       agents.push(a);
       const added = await a.run(['folders', 'add', inbox, '--deployment', 'sandbox-invoices', '--stability', '300', '--min-quiet', '300', '--quiet', '1500', '--max-files', '20', '--rescan', '5000',
         ...shareFlags({ share: SHARE, coordinationFolder: COORDINATION, leaseS: LEASE_S, heartbeatS: HEARTBEAT_S })]);
@@ -154,7 +155,7 @@ describe.skipIf(!process.env.DOCSYNC_THREE_AGENTS)('three agents on one shared f
       console.log(`b stderr: ${B.stderr.slice(-1500)}\nc stderr: ${Cagent.stderr.slice(-1500)}`);
     });
 
-    // Each agent's whole stderr, for reading a failure (with DOCSYNC_SHARE_TRACE=1: every look, staleness and takeover, timed).
+    // Each agent's whole stderr, for reading a failure: every look, staleness and takeover, timed.
     const logs = join(process.cwd(), 'test-results', 'three-agents');
     await mkdir(logs, { recursive: true });
     for (const a of agents) await writeFile(join(logs, `${a.name}.log`), Buffer.concat(a.stderrAll));

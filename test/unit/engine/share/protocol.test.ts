@@ -2,7 +2,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createShare, type ShareAgent } from '../../../../electron/engine/share/protocol.js';
-import { ShareRecordError } from '../../../../electron/engine/share/records.js';
+import type { ShareFiles } from '../../../../electron/engine/share/files.js';
+import { ShareRecordError, parseHeartbeat } from '../../../../electron/engine/share/records.js';
 import { FakeStore, immediateShareFiles } from '../../../helpers/fake-share-files.js';
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
@@ -10,11 +11,11 @@ const C = 'drive/coord/s';
 const LEASE = 1000;
 const HB = 200;
 
-function setup(store = new FakeStore(), id = 'agent-a') {
+function setup(store = new FakeStore(), id = 'agent-a', wrap: (f: ShareFiles) => ShareFiles = (f) => f) {
   // sleep advances this clock: the fence's wait after a lapse takes no real time here.
   const c = { t: 0, now: () => c.t, wallNow: () => 1_700_000_000_000 + c.t, sleep: (ms: number) => Promise.resolve(void (c.t += ms)) };
   const files = immediateShareFiles(store);
-  const share: ShareAgent = createShare(files, { name: 's', coordinationFolder: 'drive/coord/', leaseMs: LEASE, heartbeatMs: HB }, { id, name: `Agent ${id}`, host: 'host-1', pid: 7 }, c, { timers: false });
+  const share: ShareAgent = createShare(wrap(files), { name: 's', coordinationFolder: 'drive/coord/', leaseMs: LEASE, heartbeatMs: HB }, { id, name: `Agent ${id}`, host: 'host-1', pid: 7 }, c, { timers: false });
   return { store, clock: c, files, share };
 }
 
@@ -160,6 +161,59 @@ describe('share protocol, watching', () => {
     expect(c.clock.t).toBeGreaterThanOrEqual(LEASE);
     expect(await c.share.stillMine(x)).toBe(true);
     expect(await a.share.stillMine(x)).toBe(false);
+  });
+});
+
+describe('share protocol, a stale agent\'s heartbeat', () => {
+  it('names the batches it holds, and a taker takes them when it turns stale, although it never learned that their contents went into them', async () => {
+    const store = new FakeStore();
+    const x = sha('moved twice');
+    // C's looks at x fail (a service failing those calls): it never learns that x moved from B to A.
+    const blind = (f: ShareFiles): ShareFiles => ({ ...f, exists: (p) => (p.includes(`/claims/${x}/`) ? Promise.reject(new Error('503')) : f.exists(p)) });
+    const [a, b, c] = [setup(store, 'agent-a'), setup(store, 'agent-b'), setup(store, 'agent-c', blind)];
+    const all = [a, b, c];
+    const tick = async (beating: typeof all): Promise<void> => {
+      for (const s of all) s.clock.t += HB;
+      for (const s of beating) await s.share.beat();
+    };
+    for (const s of all) await s.share.start();
+    await b.share.claim(x, 'x.pdf', 1);
+    for (const s of [a, c]) {
+      expect(await s.share.claim(x, 'x.pdf', 1)).toMatchObject({ kind: 'held', holderId: 'agent-b' });
+      s.share.watch(x, 'x.pdf');
+      await s.share.poll(); // first sight of the others' seqs
+    }
+    // B pauses (no beats); A takes x from it and batches it.
+    let took = await a.share.poll();
+    for (let step = 0; step < 20 && took.takeovers.length === 0; step++) {
+      await tick([a, c]);
+      took = await a.share.poll();
+    }
+    expect(took.takeovers).toEqual([{ kind: 'content', sha256: x, rel: 'x.pdf' }]);
+    await a.share.batched(rec('ba', [x]));
+    await a.share.beat();
+    expect(store.json(`${C}/agents/agent-a.json`)).toMatchObject({ batches: [{ name: 'ba', gen: 1 }] });
+    // B wakes and beats again; A dies. C takes A's batch by its name in A's last heartbeat.
+    let news = { takeovers: [] as unknown[] };
+    for (let polls = 0; polls < 20 && news.takeovers.length === 0; polls++) {
+      await tick([b, c]);
+      c.files.log.length = 0;
+      news = await c.share.poll();
+    }
+    expect(news.takeovers).toEqual([{ kind: 'batch', record: rec('ba', [x]), dropped: [] }]);
+    expect(c.files.log).toContain(`create ${C}/batches/ba/2.json`);
+    expect(await c.share.stillMine(x)).toBe(true);
+    // Tried once for that heartbeat: the next polls leave the batch alone.
+    c.files.log.length = 0;
+    await tick([b, c]);
+    await c.share.poll();
+    expect(c.files.log.filter((l) => l.includes('/batches/ba'))).toEqual([]);
+  });
+
+  it('an agent from before the field (no batches in its heartbeat) is read as holding none; a malformed list is a clear error', () => {
+    const beat = { agent: 'agent-z', name: 'Z', host: 'h', pid: 1, seq: 1, inFlight: 0, leaseMs: LEASE, at: 0 };
+    expect(parseHeartbeat('p', Buffer.from(JSON.stringify(beat))).batches).toEqual([]);
+    expect(() => parseHeartbeat('p', Buffer.from(JSON.stringify({ ...beat, batches: [{ name: 'b' }] })))).toThrow(/"batches" should be a list of batches/);
   });
 });
 

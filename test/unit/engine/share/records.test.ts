@@ -34,7 +34,7 @@ describe('share records', () => {
   });
 
   it('reads heartbeats, batch generations and batch records', () => {
-    const hb = { agent: 'h-1', name: 'A', host: 'h', pid: 3, seq: 9, inFlight: 2, leaseMs: 60000, at: 1 };
+    const hb = { agent: 'h-1', name: 'A', host: 'h', pid: 3, seq: 9, inFlight: 2, leaseMs: 60000, at: 1, batches: [{ name: 'b-1', gen: 2 }] };
     expect(parseHeartbeat('a.json', bytes(hb))).toEqual(hb);
     expect(() => parseHeartbeat('a.json', bytes({ ...hb, seq: 'nine' }))).toThrow(/"seq" should be a whole number/);
     expect(parseBatchGen('b/1.json', bytes({ agent: 'h-1', name: 'A', gen: 1, at: 2 }), 1)).toEqual({ agent: 'h-1', name: 'A', gen: 1, at: 2 });
