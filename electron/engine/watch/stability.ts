@@ -22,7 +22,6 @@ interface Tracked {
   since: number;
   /** Latest observation of this version. */
   lastSeen: number;
-  reported: boolean;
   /** The quick rule for this version: to be asked (at `askAt`, in a fresh look), proven stable, or not for it (nobody can tell). */
   quick: 'ask' | 'yes' | 'never';
   askAt: number;
@@ -33,6 +32,11 @@ export const sameVersion = (a: { size: number; mtimeMs: number }, b: { size: num
 
 export class StabilityTracker {
   private readonly files = new Map<string, Tracked>();
+  /**
+   * The paths not yet reported: what the per-look questions below go over. A folder that keeps
+   * 50,000 files it reported long ago is not walked whole on every look at a new one.
+   */
+  private readonly settling = new Map<string, Tracked>();
 
   /** Set only when shorter than the threshold. */
   readonly quickMs: number | undefined;
@@ -52,12 +56,15 @@ export class StabilityTracker {
       if (now > t.lastSeen) t.lastSeen = now;
       return false;
     }
-    this.files.set(obs.path, { size: obs.size, mtimeMs: obs.mtimeMs, since: now, lastSeen: now, reported: false, quick: 'ask', askAt: now + (this.quickMs ?? 0) });
+    const fresh: Tracked = { size: obs.size, mtimeMs: obs.mtimeMs, since: now, lastSeen: now, quick: 'ask', askAt: now + (this.quickMs ?? 0) };
+    this.files.set(obs.path, fresh);
+    this.settling.set(obs.path, fresh);
     return true;
   }
 
   /** The file is gone (or no longer a candidate). Returns true when it was tracked. */
   forget(path: string): boolean {
+    this.settling.delete(path);
     return this.files.delete(path);
   }
 
@@ -65,7 +72,7 @@ export class StabilityTracker {
   forgetUnder(prefix: string): string[] {
     const gone: string[] = [];
     for (const p of this.files.keys()) if (p.startsWith(prefix)) gone.push(p);
-    for (const p of gone) this.files.delete(p);
+    for (const p of gone) this.forget(p);
     return gone;
   }
 
@@ -81,16 +88,16 @@ export class StabilityTracker {
     }
     const removed: string[] = [];
     for (const p of this.files.keys()) if (!seen.has(p)) removed.push(p);
-    for (const p of removed) this.files.delete(p);
+    for (const p of removed) this.forget(p);
     return removed;
   }
 
   /** Versions proven stable and not yet reported; marks them reported. */
   takeStable(): FileObservation[] {
     const out: FileObservation[] = [];
-    for (const [path, t] of this.files) {
-      if (!t.reported && (t.quick === 'yes' || t.lastSeen - t.since >= this.thresholdMs)) {
-        t.reported = true;
+    for (const [path, t] of this.settling) {
+      if (t.quick === 'yes' || t.lastSeen - t.since >= this.thresholdMs) {
+        this.settling.delete(path); // (deleting the entry being visited is safe for a Map)
         out.push({ path, size: t.size, mtimeMs: t.mtimeMs });
       }
     }
@@ -100,7 +107,7 @@ export class StabilityTracker {
   /** Paths not yet reported (still settling), for a targeted re-look. */
   unsettled(): string[] {
     const out: string[] = [];
-    for (const [p, t] of this.files) if (!t.reported) out.push(p);
+    for (const p of this.settling.keys()) out.push(p);
     return out;
   }
 
@@ -108,7 +115,7 @@ export class StabilityTracker {
   quickCandidates(): string[] {
     const out: string[] = [];
     if (this.quickMs === undefined) return out;
-    for (const [p, t] of this.files) if (!t.reported && t.quick === 'ask' && t.lastSeen >= t.askAt) out.push(p);
+    for (const [p, t] of this.settling) if (t.quick === 'ask' && t.lastSeen >= t.askAt) out.push(p);
     return out;
   }
 
@@ -133,8 +140,7 @@ export class StabilityTracker {
   /** Earliest time a fresh observation could prove an unsettled file stable; undefined when none waits. */
   nextDueAt(): number | undefined {
     let due: number | undefined;
-    for (const t of this.files.values()) {
-      if (t.reported) continue;
+    for (const t of this.settling.values()) {
       const full = t.since + this.thresholdMs;
       const at = this.quickMs !== undefined && t.quick === 'ask' ? Math.min(t.askAt, full) : full;
       if (due === undefined || at < due) due = at;
@@ -145,7 +151,9 @@ export class StabilityTracker {
   /** Mark a path as not reported, so its current version is reported again once re-proven (a re-queue). */
   requeue(path: string, now: number): void {
     const t = this.files.get(path);
-    if (t) Object.assign(t, { reported: false, since: now, lastSeen: now, quick: 'ask', askAt: now + (this.quickMs ?? 0) });
+    if (!t) return;
+    Object.assign(t, { since: now, lastSeen: now, quick: 'ask', askAt: now + (this.quickMs ?? 0) });
+    this.settling.set(path, t);
   }
 
   has(path: string): boolean {

@@ -78,6 +78,24 @@ describe('StabilityTracker (pure)', () => {
     t.observe(obs('/a', 1), 30);
     expect(t.takeStable()).toEqual([obs('/a', 1)]);
   });
+  it('what is asked of the settling files leaves out those reported, and a forgotten file leaves both lists', () => {
+    const t = new StabilityTracker(10, 2);
+    for (let i = 0; i < 1000; i++) t.observe(obs(`/old/${i}`, 1), 0);
+    for (let i = 0; i < 1000; i++) t.observe(obs(`/old/${i}`, 1), 10);
+    expect(t.takeStable()).toHaveLength(1000);
+    t.observe(obs('/new', 1), 20);
+    t.observe(obs('/gone', 1), 20);
+    t.forget('/gone');
+    t.observe(obs('/new', 1), 22);
+    expect([t.unsettled(), t.quickCandidates(), t.nextDueAt(), t.size]).toEqual([['/new'], ['/new'], 22, 1001]);
+    t.settle('/new');
+    expect(t.takeStable()).toEqual([obs('/new', 1)]);
+    expect([t.unsettled(), t.quickCandidates(), t.nextDueAt()]).toEqual([[], [], undefined]);
+    // A reported file seen again unchanged stays reported; one seen changed settles again.
+    t.observe(obs('/old/7', 1), 30);
+    t.observe(obs('/old/8', 2), 30);
+    expect(t.unsettled()).toEqual(['/old/8']);
+  });
 });
 
 describe('a real file still being written', () => {
