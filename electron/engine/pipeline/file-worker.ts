@@ -12,7 +12,7 @@
  * hashing is bound by reading, not by trips; it keeps sha256File. Without a worker (it could not
  * start, or died), every look is made with async fs as before.
  */
-import { stat } from 'node:fs/promises';
+import { readdir, readFile, readlink, realpath, stat } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { sha256File } from './hash.js';
 
@@ -34,7 +34,7 @@ export interface Seen {
 // the app, the command line and the tests each build. CommonJS: an eval'd worker has `require`.
 const SOURCE = `
 const { parentPort } = require('node:worker_threads');
-const { openSync, readSync, closeSync, statSync } = require('node:fs');
+const { openSync, readSync, closeSync, statSync, realpathSync, readdirSync, readlinkSync, readFileSync } = require('node:fs');
 const { createHash } = require('node:crypto');
 const buf = Buffer.allocUnsafe(${SMALL_MAX});
 function hash(path, size) {
@@ -53,10 +53,31 @@ function hash(path, size) {
     closeSync(fd);
   }
 }
+// Of the real paths given, those some process we may look into has open for writing (writers.ts).
+function writing(paths) {
+  const wanted = new Set(paths);
+  const out = new Set();
+  const tryOr = (f, d) => { try { return f(); } catch { return d; } };
+  for (const pid of tryOr(() => readdirSync('/proc'), [])) {
+    if (!/^[0-9]+$/.test(pid)) continue;
+    for (const fd of tryOr(() => readdirSync('/proc/' + pid + '/fd'), [])) {
+      const target = tryOr(() => readlinkSync('/proc/' + pid + '/fd/' + fd), '');
+      if (!wanted.has(target) || out.has(target)) continue;
+      const flags = /^flags:\\s*([0-7]+)/m.exec(tryOr(() => readFileSync('/proc/' + pid + '/fdinfo/' + fd, 'utf8'), ''));
+      if (flags && (parseInt(flags[1], 8) & 3) !== 0) out.add(target);
+    }
+  }
+  return [...out];
+}
 parentPort.on('message', (jobs) => {
   parentPort.postMessage(jobs.map((j) => {
     try {
       if (j.op === 'hash') return { value: hash(j.path, j.size) };
+      if (j.op === 'writing') return { value: writing(j.paths) };
+      if (j.op === 'owner') {
+        const st = statSync(j.path);
+        return { value: { isFile: st.isFile(), uid: st.uid, real: realpathSync(j.path) } };
+      }
       const st = statSync(j.path);
       return { value: { isFile: st.isFile(), isDirectory: st.isDirectory(), size: st.size, mtimeMs: st.mtimeMs } };
     } catch (e) {
@@ -66,7 +87,14 @@ parentPort.on('message', (jobs) => {
 });
 `;
 
-type Look = { op: 'hash'; path: string; size: number } | { op: 'stat'; path: string };
+type Look = { op: 'hash'; path: string; size: number } | { op: 'stat'; path: string } | { op: 'owner'; path: string } | { op: 'writing'; paths: string[] };
+
+/** What writers.ts asks of a file: whether it is one, whose, and its real path (what /proc's links name). */
+export interface Owner {
+  isFile: boolean;
+  uid: number;
+  real: string;
+}
 interface Job {
   look: Look;
   resolve: (v: unknown) => void;
@@ -77,6 +105,8 @@ type Reply = { value: unknown } | { error: { message: string; code?: string } };
 /** The same look with async fs (no worker). */
 function direct(look: Look): Promise<unknown> {
   if (look.op === 'hash') return sha256File(look.path, look.size);
+  if (look.op === 'writing') return writingDirect(look.paths);
+  if (look.op === 'owner') return Promise.all([stat(look.path), realpath(look.path)]).then(([st, real]): Owner => ({ isFile: st.isFile(), uid: st.uid, real }));
   return stat(look.path).then((st) => ({ isFile: st.isFile(), isDirectory: st.isDirectory(), size: st.size, mtimeMs: st.mtimeMs }));
 }
 
@@ -164,6 +194,37 @@ export function hashSeenFile(path: string, size: number): Promise<string> {
 /** fs.stat's size, mtime and kind, looked up in the worker; rejects as fs.stat does (ENOENT, ...). */
 export function statSeen(path: string): Promise<Seen> {
   return worker().ask({ op: 'stat', path }) as Promise<Seen>;
+}
+
+/** stat's kind and owner, and realpath, of one file, in the worker. */
+export function ownerSeen(path: string): Promise<Owner> {
+  return worker().ask({ op: 'owner', path }) as Promise<Owner>;
+}
+
+/**
+ * Of these real paths, those a process has open for writing (Linux /proc, read in the worker: the
+ * look at every process's open files is hundreds of small reads, here one message).
+ */
+export function openForWritingSeen(realPaths: string[]): Promise<string[]> {
+  return worker().ask({ op: 'writing', paths: realPaths }) as Promise<string[]>;
+}
+
+/** The worker's /proc look with async fs (without a worker; exported for its test). */
+export async function writingDirect(paths: string[]): Promise<string[]> {
+  const wanted = new Set(paths);
+  const out = new Set<string>();
+  const pids = (await readdir('/proc').catch(() => [] as string[])).filter((n) => /^\d+$/.test(n));
+  await Promise.all(pids.map(async (pid) => {
+    // A process that ended, or one we may not look into, has nothing to say.
+    const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
+    await Promise.all(fds.map(async (fd) => {
+      const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
+      if (!wanted.has(target) || out.has(target)) return;
+      const flags = /^flags:\s*([0-7]+)/m.exec(await readFile(`/proc/${pid}/fdinfo/${fd}`, 'utf8').catch(() => ''));
+      if (flags && (parseInt(flags[1] as string, 8) & 0o3) !== 0) out.add(target);
+    }));
+  }));
+  return [...out];
 }
 
 /** Whether the worker thread answers the looks (for tests and diagnostics). */

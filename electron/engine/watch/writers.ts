@@ -10,12 +10,9 @@
  * (a file server that switched to our user, as Samba does) are not seen either: the caller keeps a
  * short unchanged-size rule beside this look (QUICK_STABLE_MS).
  */
-import { readdir, readFile, readlink, realpath, stat } from 'node:fs/promises';
+import { openForWritingSeen, ownerSeen } from '../pipeline/file-worker.js';
 
-/** O_ACCMODE bits of fdinfo's octal `flags`: 1 write-only, 2 read-write. */
-const ACCESS_MODE = 0o3;
-
-/** Files looked at at once (stat and realpath). */
+/** Files looked at at once (their owner and real path, in the file worker). */
 const LOOKS_AT_ONCE = 64;
 
 /** Available where /proc lists processes' open files. */
@@ -24,6 +21,8 @@ export const canSeeWriters = process.platform === 'linux';
 /**
  * For each path: true when a process has it open for writing, false when none we can see has, and
  * absent when this cannot be told (not Linux, the file is gone or belongs to another user).
+ * The looks are made in the file worker (file-worker.ts): with async fs they were two trips to the
+ * thread pool a file plus one a process and one an open file, all on the engine's main thread.
  */
 export async function openForWriting(paths: readonly string[]): Promise<Map<string, boolean>> {
   const out = new Map<string, boolean>();
@@ -31,36 +30,20 @@ export async function openForWriting(paths: readonly string[]): Promise<Map<stri
   const uid = process.getuid?.();
   // /proc links name the real path: a hot folder reached through a symlink is compared as such.
   const wanted = new Map<string, string>();
-  // LOOKS_AT_ONCE at a time: a drop of 50,000 settling files asked about all of them at once, a stat,
-  // a realpath and their promises each (the engine's peak heap grew with the size of the drop).
+  // LOOKS_AT_ONCE at a time: a drop of 50,000 settling files asked about all of them at once (the
+  // engine's peak heap grew with the size of the drop).
   let next = 0;
   const looker = async (): Promise<void> => {
     for (let i = next++; i < paths.length; i = next++) {
       const p = paths[i] as string;
-      const [st, real] = await Promise.all([stat(p).catch(() => null), realpath(p).catch(() => null)]);
-      if (!st?.isFile() || real === null || (uid !== 0 && st.uid !== uid)) continue;
-      wanted.set(real, p);
+      const o = await ownerSeen(p).catch(() => null);
+      if (!o?.isFile || (uid !== 0 && o.uid !== uid)) continue;
+      wanted.set(o.real, p);
     }
   };
   await Promise.all(Array.from({ length: Math.min(LOOKS_AT_ONCE, paths.length) }, looker));
   if (wanted.size === 0) return out;
   for (const p of wanted.values()) out.set(p, false);
-  const pids = (await readdir('/proc').catch(() => [] as string[])).filter((n) => /^\d+$/.test(n));
-  await Promise.all(
-    pids.map(async (pid) => {
-      // A process that ended, or one we may not look into, has nothing to say.
-      const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
-      await Promise.all(
-        fds.map(async (fd) => {
-          const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
-          const p = wanted.get(target);
-          if (p === undefined || out.get(p)) return;
-          const info = await readFile(`/proc/${pid}/fdinfo/${fd}`, 'utf8').catch(() => '');
-          const flags = /^flags:\s*([0-7]+)/m.exec(info);
-          if (flags && (parseInt(flags[1] as string, 8) & ACCESS_MODE) !== 0) out.set(p, true);
-        }),
-      );
-    }),
-  );
+  for (const real of await openForWritingSeen([...wanted.keys()])) out.set(wanted.get(real) as string, true);
   return out;
 }

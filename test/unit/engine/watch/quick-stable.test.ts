@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StabilityTracker } from '../../../../electron/engine/watch/stability.js';
 import { FolderWatcher, type StableFile } from '../../../../electron/engine/watch/watcher.js';
 import { canSeeWriters, openForWriting } from '../../../../electron/engine/watch/writers.js';
+import { writingDirect } from '../../../../electron/engine/pipeline/file-worker.js';
 
 const obs = (p: string, size: number, mtimeMs = 1000) => ({ path: p, size, mtimeMs });
 
@@ -98,6 +99,8 @@ describe.skipIf(!canSeeWriters)('openForWriting (Linux /proc)', () => {
     const gone = path.join(dir, 'gone.tif');
     const open = await openForWriting([w, r, c, gone]);
     expect(Object.fromEntries([...open].map(([p, v]) => [path.basename(p), v]))).toEqual({ 'writing.tif': true, 'reading.tif': false, 'closed.tif': false });
+    // The look at /proc is made in the file worker; without one (it could not start), with async fs: the same answer.
+    expect(await writingDirect([w, r, c, gone])).toEqual([w]);
     await writer.close();
     expect((await openForWriting([w])).get(w)).toBe(false);
   });
