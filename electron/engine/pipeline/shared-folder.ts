@@ -40,13 +40,22 @@ export const joinServiceShare: ShareFactory = async (o) => {
   // Heartbeats and looks on a lane of their own (two connections): under load they waited for a slot
   // behind uploads and the poll's own reads, and a dead agent was seen seconds late (three-agent test).
   const live = o.client.lane(2);
+  // The looks at the others' heartbeats on a third, without retries: a look asked again on its own
+  // timer (twice a heartbeat) learns sooner than a retry after its backoff (a 429's Retry-After of a
+  // second held a look, and with it the first sight of a dead agent's last beat, in the three-agent test).
+  const looks = o.client.lane(2, { limit: 0 });
+  const close = (): void => {
+    live.close();
+    looks.close();
+  };
   try {
     return createShare(serviceShareFiles(o.client), { ...o.settings, coordinationFolder }, { id: o.agentId, name: o.agentName, host: hostname(), pid: process.pid }, systemClock, {
       liveFiles: serviceShareFiles(live),
-      onStop: () => live.close(),
+      lookFiles: serviceShareFiles(looks),
+      onStop: close,
     });
   } catch (e) {
-    live.close();
+    close();
     throw e;
   }
 };

@@ -16,7 +16,7 @@ import {
   createBatch, deleteBatch, deleteBatchFile, getBatch, iterateBatchFiles, listBatchFiles, listBatches, putBatchFile,
   type CreatedBatch, type UploadOptions,
 } from './batches.js';
-import type { ClientConfig, ResolvedConfig } from './config.js';
+import type { ClientConfig, ResolvedConfig, RetryPolicy } from './config.js';
 import { downloadFile, type DownloadOptions, type DownloadResult } from './downloads.js';
 import {
   deletePath, listFolder, readFile, statPath, writeFile,
@@ -58,10 +58,11 @@ export class ServiceClient {
   /**
    * A second client to the same service with its own connections and `concurrency` slots: calls
    * that must not wait behind this one's uploads and polls (a shared folder's heartbeats). Close it
-   * when done.
+   * when done. `retry` changes its retry policy (a look that is asked again on its own timer need
+   * not wait out a backoff).
    */
-  lane(concurrency: number): ServiceClient {
-    return new ServiceClient({ ...this.#config, concurrency });
+  lane(concurrency: number, retry?: Partial<RetryPolicy>): ServiceClient {
+    return new ServiceClient({ ...this.#config, concurrency, ...(retry ? { retry: { ...this.#config.retry, ...retry } } : {}) });
   }
 
   /** The configuration in force (without the token). */

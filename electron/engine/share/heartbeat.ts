@@ -31,6 +31,8 @@ export class Heartbeats {
   #looking: Promise<void> | null = null;
   /** When the last look at the other agents began (monotonic). */
   #lookedAt = Number.NEGATIVE_INFINITY;
+  /** The agents the last listing that succeeded named (null: none has yet). */
+  #listed: Set<string> | null = null;
   /** Agents judged stale (to act) at the last look: a new one wakes `onStale`. */
   #stale = new Set<string>();
   /** Called when a look finds an agent newly stale: its work can be taken over now. */
@@ -40,6 +42,7 @@ export class Heartbeats {
 
   constructor(
     private readonly files: ShareFiles,
+    private readonly lookFiles: ShareFiles,
     private readonly p: SharePaths,
     private readonly agent: ShareAgentInfo,
     private readonly leaseMs: number,
@@ -173,9 +176,13 @@ export class Heartbeats {
     return this.#stale;
   }
 
-  /** An agent named by a record but with no heartbeat record counts as missing from now on. */
+  /**
+   * An agent named by a record but with no heartbeat record counts as missing from now on. Not one
+   * the last listing named (its record is there, only its read failed: that tells nothing), nor any
+   * before a listing succeeded.
+   */
   noteMissing(agentId: string): void {
-    if (agentId !== this.agent.id && !this.#beats.has(agentId)) this.#live.observe(agentId, null);
+    if (agentId !== this.agent.id && !this.#beats.has(agentId) && this.#listed !== null && !this.#listed.has(agentId)) this.#live.observe(agentId, null);
   }
 
   /** Reads every other agent's heartbeat (one listing, one read each); one look at a time. */
@@ -205,13 +212,29 @@ export class Heartbeats {
     return at;
   }
 
+  /**
+   * A failed call tells nothing of the agents it was about: each keeps what was last seen of it (its
+   * staleness counts only up to its own last look, liveness.ts). A failed listing reads the agents
+   * known already. So a look never fails: a taker that needs a recent look at an agent (staleToAct)
+   * finds that agent's last look too old and does not act.
+   */
   async #look(): Promise<void> {
     this.#lookedAt = this.clock.now();
-    const ids = (await this.files.list(this.p.agents)).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter((id) => SEGMENT.test(id));
+    const names = await this.lookFiles.list(this.p.agents).catch((e: unknown) => e);
+    const listedOk = Array.isArray(names);
+    const ids = listedOk ? (names as string[]).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter((id) => SEGMENT.test(id)) : this.#live.known();
     const listed = new Set(ids);
+    if (listedOk) this.#listed = listed;
+    let failed: unknown = listedOk ? null : names;
     await Promise.all(ids.filter((id) => id !== this.agent.id).map(async (id) => {
       const path = this.p.agent(id);
-      const bytes = await this.files.read(path);
+      let bytes: Uint8Array | null;
+      try {
+        bytes = await this.lookFiles.read(path);
+      } catch (e) {
+        failed ??= e;
+        return;
+      }
       let hb: Heartbeat | null = null;
       try {
         hb = bytes ? parseHeartbeat(path, bytes) : null;
@@ -223,7 +246,7 @@ export class Heartbeats {
       this.#live.observe(id, hb?.seq ?? null);
       if (hb) this.#beats.set(id, hb);
     }));
-    for (const id of this.#live.known()) if (!listed.has(id)) this.#live.observe(id, null);
+    if (listedOk) for (const id of this.#live.known()) if (!listed.has(id)) this.#live.observe(id, null);
     const stale = new Set(this.#live.known().filter((id) => this.isStale(id)));
     const fresh = [...stale].some((id) => !this.#stale.has(id));
     if (fresh || stale.size !== this.#stale.size) shareTrace(this.agent.name, () => `stale now: [${[...stale].join(', ')}]`);
@@ -232,6 +255,7 @@ export class Heartbeats {
       this.staleEpoch++;
       this.onStale();
     }
+    if (failed !== null) shareTrace(this.agent.name, () => `look: a call failed (${failed instanceof Error ? failed.message : String(failed)}); the agents it was about keep what was seen before`);
   }
 
   /** This agent and the others, as of the last look. */

@@ -32,6 +32,8 @@ export interface ShareOptions {
    * so they never wait behind this agent's polls and uploads; a late look is a late takeover.
    */
   liveFiles?: ShareFiles;
+  /** Files for the looks at the others' heartbeats (default: liveFiles): best without retries, as a look is asked again soon. */
+  lookFiles?: ShareFiles;
   /** Called once stop() is done (closes what was opened for liveFiles). */
   onStop?: () => void;
 }
@@ -64,7 +66,7 @@ class ShareProtocol implements ShareAgent {
     this.#hb = settings.heartbeatMs;
     this.#clock = clock;
     const p = sharePaths(this.base);
-    this.#heart = new Heartbeats(options.liveFiles ?? files, p, agent, settings.leaseMs, settings.heartbeatMs, clock, () => this.#core.inFlight(), () => this.#core.heldBatches());
+    this.#heart = new Heartbeats(options.liveFiles ?? files, options.lookFiles ?? options.liveFiles ?? files, p, agent, settings.leaseMs, settings.heartbeatMs, clock, () => this.#core.inFlight(), () => this.#core.heldBatches());
     this.#core = new ShareCore(files, p, agent, settings.leaseMs, clock, this.#heart);
   }
 
