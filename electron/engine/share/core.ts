@@ -7,6 +7,7 @@ import type { ShareBatchFile } from './api.js';
 import type { ShareFiles } from './files.js';
 import type { Heartbeats, ShareAgentInfo } from './heartbeat.js';
 import type { ShareClock } from './liveness.js';
+import { shareTrace } from './trace.js';
 import {
   HEARTBEAT_BATCHES, ShareRecordError, encode, highestGen, parseBatchGen, parseClaimGen, type BatchGen, type ClaimGen, type HeldBatchRef, type ClaimState, type SharePaths,
 } from './records.js';
@@ -140,7 +141,7 @@ export class ShareCore {
     if (rec.batch !== undefined) h.batch = rec.batch;
     if (rec.batchGen !== undefined) h.batchGen = rec.batchGen;
     this.holds.set(sha, h);
-    this.watched.delete(sha);
+    if (this.watched.delete(sha)) shareTrace(this.agent.name, () => `hold ${sha.slice(0, 12)} (${rec.state}${rec.batch ? ` in ${rec.batch}` : ''})`);
   }
 
   /** Whether a batch this agent held moved on (its next generation exists); marks it and its contents lost. */

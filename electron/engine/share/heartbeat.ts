@@ -37,6 +37,8 @@ export class Heartbeats {
   #stale = new Set<string>();
   /** Called when a look finds an agent newly stale: its work can be taken over now. */
   onStale: () => void = () => undefined;
+  /** Looks in a row with a failed call: the look timer looks again soon, backing off (a failed read is a late sighting). */
+  failedLooks = 0;
   /** Counts looks that found an agent newly stale: a poll under way stops its routine work when it changes. */
   staleEpoch = 0;
 
@@ -255,6 +257,7 @@ export class Heartbeats {
       this.staleEpoch++;
       this.onStale();
     }
+    this.failedLooks = failed === null ? 0 : this.failedLooks + 1;
     if (failed !== null) shareTrace(this.agent.name, () => `look: a call failed (${failed instanceof Error ? failed.message : String(failed)}); the agents it was about keep what was seen before`);
   }
 

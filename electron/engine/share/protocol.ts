@@ -90,7 +90,12 @@ class ShareProtocol implements ShareAgent {
   #armLook(): void {
     const now = this.#clock.now();
     const due = this.#heart.nextStaleAt();
-    const at = due !== null && due + 1 < now + this.#hb / 2 ? Math.max(now, due + 1) : now + this.#hb / 2;
+    // After a look with a failed call, again soon: each failure otherwise put off a dead agent's first
+    // or last sighting by half a heartbeat (three-agent test, injected faults).
+    // (Doubling from 150 ms while they keep failing: a service that is down is not asked more often.)
+    const failed = this.#heart.failedLooks;
+    const next = now + (failed > 0 ? Math.min(this.#hb / 2, 150 * 2 ** (failed - 1)) : this.#hb / 2);
+    const at = due !== null && due + 1 < next ? Math.max(now, due + 1) : next;
     this.#lookTimer = setTimeout(() => {
       const late = this.#clock.now() - at;
       if (late > this.#hb / 2) shareTrace(this.agentName, () => `look ${Math.round(late)} ms late (the event loop was busy)`);
@@ -132,6 +137,7 @@ class ShareProtocol implements ShareAgent {
     const first = c.claimRecord(sha256, 1, rel, size, 'claimed');
     if ((await c.files.create(c.p.claim(sha256, 1), encode(first))) === 'created') {
       c.hold(sha256, first);
+      shareTrace(this.agentName, () => `claim ${sha256.slice(0, 12)} ${rel}: won`);
       return { kind: 'won', gen: 1 };
     }
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -154,6 +160,7 @@ class ShareProtocol implements ShareAgent {
       }
       if (cur.state !== 'released') {
         c.watched.set(sha256, { rel, cur, lastLookAt: c.clock.now() });
+        shareTrace(this.agentName, () => `claim ${sha256.slice(0, 12)} ${rel}: held by ${cur.agent}, ${cur.state}${cur.batch ? ` in ${cur.batch}` : ''}`);
         return { kind: 'held', holderId: cur.agent, holderName: cur.name };
       }
       const next = c.claimRecord(sha256, cur.gen + 1, rel, size, 'claimed');
@@ -299,6 +306,7 @@ class ShareProtocol implements ShareAgent {
   }
 
   unwatch(sha256: string): void {
+    if (this.#core.watched.has(sha256)) shareTrace(this.agentName, () => `unwatch ${sha256.slice(0, 12)}`);
     this.#core.watched.delete(sha256);
   }
 

@@ -78,6 +78,7 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
       const mine = core.batches.get(b.name);
       if ((known && known.gen >= b.gen) || (mine && !mine.lost)) continue; // taken from what was seen, or held here
       heartbeatKeys.set(b.name, key);
+      shareTrace(core.agent.name, () => `batch ${b.name}@${b.gen}: named by the heartbeat of stale ${agent} (seq ${held?.seq ?? '?'})`);
       staleBatches.set(b.name, { gen: b.gen, agent });
     }
   }
@@ -168,6 +169,7 @@ async function actOn(core: ShareCore, news: ElsewhereNews, batches: Set<string>,
   if (cur.state === 'done' || cur.state === 'failed') {
     news.finished.push({ sha256: sha, holderName: cur.name, outcome: cur.state, reason: cur.reason ?? null });
     core.watched.delete(sha);
+    shareTrace(core.agent.name, () => `finished ${sha.slice(0, 12)} by ${cur.agent}`);
     return [];
   }
   if (cur.state === 'claimed' && cur.agent === core.agent.id) {
@@ -238,14 +240,14 @@ async function takeBatchNow(core: ShareCore, name: string, hint?: { gen: number;
     if (won) return collectBatch(core, name, mine.gen, early);
   }
   const gen = highestGen(await core.files.list(core.p.batchGens(name)));
-  if (gen === 0) return [];
+  if (gen === 0) return (shareTrace(core.agent.name, () => `batch ${name}: no generation`), []);
   const holder = await core.batchGen(name, gen);
-  if (!holder) return [];
+  if (!holder) return (shareTrace(core.agent.name, () => `batch ${name}: generation ${gen} unreadable`), []);
   core.batchHolders.set(name, holder.agent);
   core.heart.noteMissing(holder.agent);
   // Its newest generation is this agent's but unknown here: made although the answer was lost.
   if (holder.agent === core.agent.id) return core.batches.has(name) ? [] : collectBatch(core, name, gen);
-  if (!(await core.heart.staleToAct(holder.agent))) return [];
+  if (!(await core.heart.staleToAct(holder.agent))) return (shareTrace(core.agent.name, () => `batch ${name}: holder ${holder.agent} at generation ${gen} not stale to act on`), []);
   await core.heart.fence();
   const mine = core.batchRecord(gen + 1);
   const won = await core.make(core.p.batchGen(name, mine.gen), mine, whileStale(core, holder.agent));
