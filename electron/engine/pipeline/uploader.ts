@@ -6,21 +6,31 @@ import { inWords, log, setState, setStates, storeState, technical, type Pipeline
 import { batchTag, parsePlan, runSettings, type BatchPlan } from './plan.js';
 import { abandonBatch, removeStaleUpload, StaleUpload } from './stale-upload.js';
 import { readProblem } from './unreadable.js';
-import { statSeen } from './file-worker.js';
+import { snapshotSeen, statSeen, type Seen } from './file-worker.js';
 
 /**
  * Is the file still the version the store recorded? The store keeps mtimes in whole milliseconds,
  * so the comparison floors the fresh one the same way.
  */
 export async function recheckStored(f: FileRow): Promise<'same' | 'changed' | 'missing'> {
-  return (await lookStored(f)).is;
+  return compareStored(f, await statSeen(f.path).catch(() => null));
 }
 
-/** recheckStored, with what was seen when it is the same (handed to the client: one look, not two, per upload). */
-async function lookStored(f: FileRow): Promise<{ is: 'same' | 'changed' | 'missing'; seen?: { size: number; mtimeMs: number } }> {
-  const st = await statSeen(f.path).catch(() => null);
-  if (!st?.isFile) return { is: 'missing' };
-  return st.size === f.size && Math.floor(st.mtimeMs) === f.mtimeMs ? { is: 'same', seen: { size: st.size, mtimeMs: st.mtimeMs } } : { is: 'changed' };
+function compareStored(f: FileRow, st: Seen | null): 'same' | 'changed' | 'missing' {
+  if (!st?.isFile) return 'missing';
+  return st.size === f.size && Math.floor(st.mtimeMs) === f.mtimeMs ? 'same' : 'changed';
+}
+
+/**
+ * recheckStored, with what was seen when it is the same (handed to the client: one look, not two,
+ * per upload), and a small file's bytes read in the same look (sent as they are: no reads of the
+ * upload's own).
+ */
+async function lookStored(f: FileRow): Promise<{ is: 'same' | 'changed' | 'missing'; seen?: { size: number; mtimeMs: number }; bytes?: Uint8Array }> {
+  const st = await snapshotSeen(f.path).catch(() => null);
+  const is = compareStored(f, st);
+  if (is !== 'same' || !st) return { is };
+  return { is, seen: { size: st.size, mtimeMs: st.mtimeMs }, ...(st.bytes ? { bytes: st.bytes } : {}) };
 }
 
 /** Files up to the service's suggested single-upload size go in one PUT; larger ones in parts. */
@@ -87,13 +97,13 @@ function rehomeBatch(ctx: PipelineContext, b: BatchRow): BatchRow {
   return ctx.store.runs.batch(b.id) as BatchRow;
 }
 
-async function sendFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal: AbortSignal, seen?: { size: number; mtimeMs: number }, guard?: () => void): Promise<void> {
+async function sendFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal: AbortSignal, seen?: { size: number; mtimeMs: number }, guard?: () => void, bytes?: Uint8Array): Promise<void> {
   const client: ServiceClient = ctx.client;
   const batchId = Number(b.serviceBatchId);
   const name = f.safeName as string;
   const onProgress = (sent: number): void => ctx.emit('progress', { fileId: f.id, sent, total: f.size });
   if (f.size <= SINGLE_PUT_MAX) {
-    await client.putBatchFile(batchId, name, f.path, { onProgress: (sent) => onProgress(sent), signal, ...(seen ? { seen } : {}), ...(guard ? { onAttempt: guard } : {}) });
+    await client.putBatchFile(batchId, name, f.path, { onProgress: (sent) => onProgress(sent), signal, ...(seen ? { seen, ...(bytes ? { bytes } : {}) } : {}), ...(guard ? { onAttempt: guard } : {}) });
     return;
   }
   const prior = ctx.store.files.openMultipart(f.id, ctx.serviceId);
@@ -163,7 +173,7 @@ async function uploadFile(ctx: PipelineContext, b: BatchRow, stored: FileRow, se
     return;
   }
   try {
-    await sendFile(ctx, b, f, signal, look.seen, guard);
+    await sendFile(ctx, b, f, signal, look.seen, guard, look.bytes);
   } catch (e) {
     if (e instanceof ShareFenced) throw new TryLater(e);
     if (isServiceError(e, 'file-changed')) {

@@ -4,7 +4,7 @@ import {
   type BatchInfoView, type CreateBatchRequest, type FileNode, type ListBatchesQuery, type ListBatchFilesResponse,
 } from '../../../shared/service/index.js';
 import { isServiceError } from './errors.js';
-import { FileSlice, identify, type FileIdentity } from './file-slice.js';
+import { BytesBody, FileSlice, identify, type FileIdentity } from './file-slice.js';
 import { seg, type Transport } from './http.js';
 import { jobIdOfReply, type CallOptions } from './jobs.js';
 
@@ -22,6 +22,12 @@ export interface UploadOptions extends CallOptions {
    * second look before sending. The body is still checked against it before its last bytes go.
    */
   seen?: FileIdentity;
+  /**
+   * The file's bytes, read by the caller as one snapshot that matches `seen` (a small file: read
+   * whole with its size and mtime the same before and after): sent as they are, the file not read
+   * again. Only with `seen`, and of its size.
+   */
+  bytes?: Uint8Array;
 }
 
 export function checkFileName(name: string): string {
@@ -91,13 +97,15 @@ export function deleteBatch(t: Transport, batchId: number, o: CallOptions = {}):
 export async function putBatchFile(t: Transport, batchId: number, name: string, path: string, o: UploadOptions = {}): Promise<{ size: number }> {
   checkFileName(name);
   const id = o.seen ?? (await identify(path));
-  const { onProgress, signal, onAttempt } = o;
+  const { onProgress, signal, onAttempt, bytes } = o;
+  if (bytes && (!o.seen || bytes.length !== id.size)) throw new RangeError(`the bytes given for ${name} are not the ${id.size} bytes seen`);
+  const guard = onAttempt ? () => onAttempt(0) : undefined;
   await t.call({
     op: 'putBatchFile',
     method: 'PUT',
     path: `/v2/batches/${seg(batchId)}/files/${seg(name)}`,
     // The guard again right before the last bytes: a process frozen mid-body sends the rest only if it still may.
-    body: () => new FileSlice(path, 0, id.size, id, onAttempt ? () => onAttempt(0) : undefined),
+    body: () => (bytes ? new BytesBody(bytes, guard) : new FileSlice(path, 0, id.size, id, guard)),
     bodyLength: id.size,
     idempotent: true,
     ok: [200, 201, 204],

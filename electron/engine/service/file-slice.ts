@@ -129,3 +129,32 @@ export class FileSlice extends Readable {
     );
   }
 }
+
+/**
+ * A file's bytes read by the caller in one consistent snapshot (size and mtime the same before and
+ * after the read), sent as they are: no reads, looks or handles of its own. The guard runs right
+ * before the bytes go, as FileSlice's before its last chunk.
+ */
+export class BytesBody extends Readable {
+  private sent = false;
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly beforeLast?: () => void,
+  ) {
+    super();
+  }
+
+  override _read(): void {
+    if (this.sent) return;
+    this.sent = true;
+    try {
+      this.beforeLast?.();
+    } catch (err) {
+      this.destroy(err as Error);
+      return;
+    }
+    if (this.bytes.length > 0) this.push(Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength));
+    this.push(null);
+  }
+}

@@ -1,4 +1,5 @@
 /** Contract of the batch and job endpoints (spec 4.1, 4.3, 7) through the client, against the sandbox. */
+import { stat, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AttemptRefused } from '../../../electron/engine/service/errors.js';
 import { ServiceError, type ServiceClient } from '../../../electron/engine/service/index.js';
@@ -146,6 +147,27 @@ describe('batch files (spec 4.1)', () => {
     // A guard that passes lets it through.
     await admin.putBatchFile(id, 'ok.pdf', f.path, { onAttempt: () => undefined });
     expect((await admin.listBatchFiles(id)).nodes.map((n) => n.name)).toEqual(['ok.pdf']);
+  });
+
+  it('bytes read by the caller (a snapshot matching `seen`) are sent as they are; the guard runs before them; bytes not of the size seen are refused', async () => {
+    const { id } = await admin.createBatch({ name: 'snapshot' });
+    const f = await env.file('snap.pdf', 20_000);
+    const st = await stat(f.path);
+    const seen = { size: st.size, mtimeMs: st.mtimeMs };
+    // The file on disk changes afterwards: what goes up is the snapshot, not a read of the file now.
+    await writeFile(f.path, Buffer.alloc(20_000, 7));
+    await admin.putBatchFile(id, 'snap.pdf', f.path, { seen, bytes: f.data });
+    const read = await admin.readFile(batchFilePath(await admin.getBatch(id), 'snap.pdf'));
+    expect(read.data.equals(f.data)).toBe(true);
+    class Refused extends AttemptRefused {}
+    let calls = 0;
+    const second = (): void => {
+      if (++calls > 1) throw new Refused('not any more');
+    };
+    await expect(admin.putBatchFile(id, 'cut.pdf', f.path, { seen, bytes: f.data, onAttempt: second })).rejects.toBeInstanceOf(Refused);
+    expect(calls).toBe(2);
+    await expect(admin.putBatchFile(id, 'short.pdf', f.path, { seen, bytes: f.data.subarray(1) })).rejects.toThrow(/not the 20000 bytes seen/);
+    expect((await admin.listBatchFiles(id)).nodes.map((n) => n.name)).toEqual(['snap.pdf']);
   });
 
   it('an empty file uploads as an empty file', async () => {

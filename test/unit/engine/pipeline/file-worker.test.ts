@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fileWorkerRunning, hashSeenFile, SMALL_MAX, statSeen } from '../../../../electron/engine/pipeline/file-worker.js';
+import { fileWorkerRunning, hashSeenFile, SMALL_MAX, snapshotSeen, statSeen } from '../../../../electron/engine/pipeline/file-worker.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -73,5 +73,22 @@ describe('statSeen', () => {
 
   it('a missing file rejects with ENOENT', async () => {
     await expect(statSeen(join(dir, 'never'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('snapshotSeen (the look before an upload)', () => {
+  it('a small file comes with its bytes and its stat; a larger one, a folder and a missing file with the stat (or its error) only', async () => {
+    const small = randomBytes(20_000);
+    await writeFile(join(dir, 'snap-small'), small);
+    const st = await stat(join(dir, 'snap-small'));
+    const s = await snapshotSeen(join(dir, 'snap-small'));
+    expect(s).toMatchObject({ isFile: true, size: 20_000, mtimeMs: st.mtimeMs });
+    expect(Buffer.from(s.bytes ?? []).equals(small)).toBe(true);
+    await writeFile(join(dir, 'snap-large'), randomBytes(SMALL_MAX + 1));
+    expect((await snapshotSeen(join(dir, 'snap-large'))).bytes).toBeUndefined();
+    await mkdir(join(dir, 'snap-folder'));
+    expect(await snapshotSeen(join(dir, 'snap-folder'))).toMatchObject({ isFile: false, isDirectory: true });
+    await expect(snapshotSeen(join(dir, 'snap-none'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(fileWorkerRunning()).toBe(true);
   });
 });
