@@ -90,7 +90,14 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
     if (hint) {
       batches.delete(key);
       const fromBeat = heartbeatKeys.get(key);
-      return safely(() => takeBatch(core, key, hint), () => fromBeat !== undefined && core.fromHeartbeats.delete(fromBeat));
+      // Named by a heartbeat: tried again next poll unless it was taken or has moved on from that agent
+      // (a take that did nothing, its holder not yet stale to act on here, is no answer).
+      const again = (): boolean => fromBeat !== undefined && core.fromHeartbeats.delete(fromBeat);
+      return safely(async () => {
+        const took = await takeBatch(core, key, hint);
+        if (took.length === 0 && core.batchHolders.get(key) === hint.agent) again();
+        return took;
+      }, again);
     }
     const w = core.watched.get(key);
     if (!w?.cur) return; // taken along with a batch meanwhile
