@@ -83,11 +83,11 @@ async function until(what: string, timeoutMs: number, fn: () => Promise<boolean>
   }
 }
 
-// NOT IN `npm test` (issue 15 open): .ci/run runs it after `npm test` and prints its outcome without
-// failing. Run it alone (DOCSYNC_THREE_AGENTS=1 npx vitest run <this file>): its rule "taken over
-// within lease + heartbeat" is a timing rule, and needs the machine's two cores for its three agents
-// and the sandbox. Each agent's trace of looks and takeovers is kept in test-results/three-agents/.
-// Its run-by-run record is in electron/engine/README.md ("Status").
+// Run alone, as a step of its own in `npm test` (DOCSYNC_THREE_AGENTS=1 npx vitest run <this file>),
+// skipped in the main vitest run: its rule "taken over within lease + heartbeat" is a timing rule,
+// and needs the machine's two cores for its three agents and the sandbox. Each agent's trace of
+// looks and takeovers is kept in test-results/three-agents/. Its run-by-run record is in
+// electron/engine/README.md ("Status").
 describe.skipIf(!process.env.DOCSYNC_THREE_AGENTS)('three agents on one shared folder, under faults, one killed and one paused', () => {
   it('process every file exactly once, none forgotten, and take over the dead and the paused in time', async () => {
     const files = await makeFiles();
