@@ -120,12 +120,12 @@ export class ShareCore {
     return { won: same, there: same ? null : there };
   }
 
-  /** The newest generation of a content, or null when it has none. */
-  async current(sha: string): Promise<ClaimGen | null> {
-    const gen = highestGen(await this.files.list(this.p.claims(sha)));
+  /** The newest generation of a content, or null when it has none. `signal`: the look given up. */
+  async current(sha: string, signal?: AbortSignal): Promise<ClaimGen | null> {
+    const gen = highestGen(await this.files.list(this.p.claims(sha), signal));
     if (gen === 0) return null;
     const path = this.p.claim(sha, gen);
-    const bytes = await this.files.read(path);
+    const bytes = await this.files.read(path, signal);
     if (!bytes) throw new ShareRecordError(path, 'it vanished although generations are never deleted');
     return parseClaimGen(path, bytes, gen);
   }

@@ -14,12 +14,12 @@ export interface ShareFiles {
   create(path: string, data: Uint8Array, guard?: () => void): Promise<'created' | 'exists'>;
   /** PUT without condition; `guard` as for create. */
   overwrite(path: string, data: Uint8Array, guard?: () => void): Promise<void>;
-  /** GET of a file; null when nothing is there. */
-  read(path: string): Promise<Uint8Array | null>;
+  /** GET of a file; null when nothing is there. `signal` (reads, HEADs and listings): a look given up. */
+  read(path: string, signal?: AbortSignal): Promise<Uint8Array | null>;
   /** HEAD: whether anything is at the path. */
-  exists(path: string): Promise<boolean>;
+  exists(path: string, signal?: AbortSignal): Promise<boolean>;
   /** Names in a folder; empty when the folder is absent. */
-  list(folder: string): Promise<string[]>;
+  list(folder: string, signal?: AbortSignal): Promise<string[]>;
   calls(): Record<string, number>;
 }
 
@@ -31,10 +31,10 @@ export function serviceShareFiles(client: ServiceClient): ShareFiles {
     counts[k] = (counts[k] ?? 0) + 1;
   };
 
-  const read = async (path: string): Promise<Uint8Array | null> => {
+  const read = async (path: string, signal?: AbortSignal): Promise<Uint8Array | null> => {
     count('read');
     try {
-      return (await client.readFile(path)).data;
+      return (await client.readFile(path, signal ? { signal } : {})).data;
     } catch (e) {
       if (notFound(e)) return null;
       throw e;
@@ -59,14 +59,14 @@ export function serviceShareFiles(client: ServiceClient): ShareFiles {
       await client.writeFile(path, data, guard ? { onAttempt: guard } : {});
     },
     read,
-    async exists(path) {
+    async exists(path, signal) {
       count('exists');
-      return (await client.statPath(path)) !== null;
+      return (await client.statPath(path, signal ? { signal } : {})) !== null;
     },
-    async list(folder) {
+    async list(folder, signal) {
       count('list');
       try {
-        const { nodes } = await client.listFolder(folder);
+        const { nodes } = await client.listFolder(folder, signal ? { signal } : {});
         return nodes.map((n) => n.name ?? (n.full_path ?? '').split('/').pop() ?? '').filter((n) => n !== '');
       } catch (e) {
         if (notFound(e)) return [];

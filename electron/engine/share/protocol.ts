@@ -22,6 +22,8 @@ export interface ShareAgent extends Share {
   readonly base: string;
   /** Writes this agent's heartbeat now (start() does it every heartbeatMs). */
   beat(): Promise<void>;
+  /** Looks at the other agents' heartbeats now (start() does it on a timer of its own). */
+  look(): Promise<void>;
 }
 
 export interface ShareOptions {
@@ -117,6 +119,10 @@ class ShareProtocol implements ShareAgent {
 
   beat(): Promise<void> {
     return this.#heart.beat();
+  }
+
+  look(): Promise<void> {
+    return this.#heart.look();
   }
 
   // Claims (rule 1)

@@ -41,6 +41,7 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
   // (onStale), and that poll takes the stale agent's work first.
   const epoch = core.heart.staleEpoch;
   const routine = (): boolean => core.heart.staleEpoch === epoch;
+  const givenUp = core.heart.staleSignal; // the routine looks' calls in flight, aborted then
   await core.heart.lookIfOld(); // a service that fails here has been asked nothing else yet
   for (const [name, gen] of [...core.unfinishedTakes]) await safely(() => collectBatch(core, name, gen));
   for (const w of core.watched.values()) if (w.cur) core.heart.noteMissing(w.cur.agent);
@@ -125,7 +126,7 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
     // (At least one round of them per poll, however slow the service: none is left out for good.)
     if (!w?.cur || !routine() || (heads >= LOOK_LIMIT && core.clock.now() > headsUntil)) return;
     heads++;
-    const changed = await core.files.exists(core.p.claim(sha, w.cur.gen + 1)).catch(() => null);
+    const changed = await core.files.exists(core.p.claim(sha, w.cur.gen + 1), givenUp).catch(() => null);
     if (changed) toRead.push(sha);
     else if (changed === false) w.lastLookAt = core.clock.now(); // (null: the service failed; still due next poll)
   });
@@ -141,7 +142,7 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
       return;
     }
     reads++;
-    await safely(() => lookAt(core, news, batches, sha, w, routine), () => (w.lastLookAt = Number.NEGATIVE_INFINITY));
+    await safely(() => lookAt(core, news, batches, sha, w, routine, givenUp), () => (w.lastLookAt = Number.NEGATIVE_INFINITY));
   });
   // A member taken alone by a batch take and by its own look at once (one of them adopted the
   // other's generation) is handed over once.
@@ -152,10 +153,10 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
 }
 
 /** Reads one watched content's newest generation and acts on it. */
-async function lookAt(core: ShareCore, news: ElsewhereNews, batches: Set<string>, sha: string, w: Watched, routine: () => boolean = () => true): Promise<Takeover[]> {
+async function lookAt(core: ShareCore, news: ElsewhereNews, batches: Set<string>, sha: string, w: Watched, routine: () => boolean = () => true, signal?: AbortSignal): Promise<Takeover[]> {
   let cur: ClaimGen | null;
   try {
-    cur = await core.current(sha);
+    cur = await core.current(sha, signal);
   } catch (e) {
     if (e instanceof ShareRecordError) return []; // a damaged record: left alone, looked at again next time
     throw e;

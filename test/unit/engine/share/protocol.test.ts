@@ -217,6 +217,54 @@ describe('share protocol, a stale agent\'s heartbeat', () => {
   });
 });
 
+describe('share protocol, an agent turning stale during a poll', () => {
+  it('gives up the poll\'s routine looks in flight, so the next poll takes the stale agent\'s work at once', async () => {
+    const store = new FakeStore();
+    const [x, y] = [sha('of the one that dies'), sha('of a live one')];
+    // C's looks at y (HEAD or listing) hang (a call waiting out a 429's Retry-After, say) until their signal aborts them.
+    let hang = false;
+    const aboutY = <T>(path: string, signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> =>
+      !hang || !path.includes(`/claims/${y}`) ? call() : new Promise((_, reject) => signal?.addEventListener('abort', () => reject(Object.assign(new Error('cancelled by the caller'), { kind: 'aborted' }))));
+    const slow = (f: ShareFiles): ShareFiles => ({
+      ...f,
+      list: (folder, signal) => aboutY(folder, signal, () => f.list(folder, signal)),
+      exists: (path, signal) => aboutY(path, signal, () => f.exists(path, signal)),
+    });
+    const [a, b, c] = [setup(store, 'agent-a'), setup(store, 'agent-b'), setup(store, 'agent-c', slow)];
+    const all = [a, b, c];
+    /** Heartbeats go by: the beating agents beat, C looks at the others (its look timer), C does not poll. */
+    const beats = async (n: number, beating: typeof all): Promise<void> => {
+      for (let i = 0; i < n; i++) {
+        for (const s of all) s.clock.t += HB;
+        for (const s of beating) await s.share.beat();
+        await c.share.look();
+      }
+    };
+    for (const s of all) await s.share.start();
+    await a.share.claim(x, 'x.pdf', 1);
+    await b.share.claim(y, 'y.pdf', 1);
+    for (const [v, name] of [[x, 'x.pdf'], [y, 'y.pdf']] as const) {
+      expect(await c.share.claim(v, name, 1)).toMatchObject({ kind: 'held' });
+      c.share.watch(v, name);
+    }
+    await beats(LEASE / HB, all);
+    // A beats no more. Just before its lease runs out at C, C polls: x and y are due a look, y's hangs.
+    await beats(LEASE / HB - 1, [b, c]);
+    hang = true;
+    let ended = false;
+    const polling = c.share.poll().finally(() => (ended = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(ended).toBe(false);
+    // C's look timer finds A stale: the poll ends without waiting for y's look.
+    await beats(2, [b, c]);
+    const first = await Promise.race([polling, new Promise<'still polling'>((r) => setTimeout(() => r('still polling'), 2000))]);
+    expect(first).not.toBe('still polling');
+    hang = false;
+    const next = await c.share.poll();
+    expect(next.takeovers).toEqual([{ kind: 'content', sha256: x, rel: 'x.pdf' }]);
+  });
+});
+
 describe('share protocol, overlapping polls', () => {
   it('two polls at once look one after the other, and a takeover is reported once', async () => {
     const store = new FakeStore();
