@@ -224,6 +224,7 @@ try {
     await new Promise((r) => setTimeout(r, 250));
   }
   const ms = performance.now() - t0;
+  const wholeCpu = process.cpuUsage(cpu0);
   const hwm = hwmReset ? /VmHWM:\s+(\d+) kB/.exec(await readFile('/proc/self/status', 'utf8').catch(() => '')) : null;
   const peak = hwm ? Number(hwm[1]) * 1024 : process.resourceUsage().maxRSS * 1024;
   const c = store.files.countByState();
@@ -244,6 +245,10 @@ try {
   // Unless held, until all were uploaded the sandbox also ran the first batches' runs, which a real service does on its own machines.
   console.log(`  sandbox runs: ${holdRuns ? 'held until all were uploaded (--runs-during-upload: processed at once)' : 'processed at once, beside the uploads'}`);
   console.log(`  CPU per file until all uploaded:   engine process ${ms1(upCpu.engine)} ms, sandbox ${ms1(upCpu.sandbox)} ms; client alone ${ms1(median.cpu)} ms, sandbox serving it ${ms1(median.sandboxCpu)} ms (medians of the 4 rounds)`);
+  console.log(`  engine process CPU per file over the whole run: ${ms1((wholeCpu.user + wholeCpu.system) / 1000 / count)} ms (the bench's own sampling included)`);
+  // The engine's memory budget (memory.ts), where the code has one: full collections it asked of V8.
+  const budget = (engine as { memory?: { collections: number; collectMs: number } }).memory;
+  if (budget) console.log(`  memory budget: ${budget.collections} full collections asked, ${budget.collectMs.toFixed(0)} ms in them`);
   if (threadsLine) console.log(`  threads' CPU ms per file (10 ms ticks): engine until all uploaded: ${threadsLine}; client alone, last round: ${clientAfter[1]!.threads}`);
   if (curlLine) console.log(curlLine);
   console.log(`  all files past each stage at: ${Object.entries(reached).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}`);

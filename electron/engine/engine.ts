@@ -24,6 +24,7 @@ import { notRegular } from './watch/file-kind.js';
 import { canSeeWriters, openForWriting } from './watch/writers.js';
 import { joinServiceShare, SharedFolders, type ShareFactory } from './pipeline/shared-folder.js';
 import type { FleetAgent } from './share/api.js';
+import { MemoryBudget } from './memory.js';
 
 export interface EngineOptions {
   store: Store;
@@ -54,6 +55,9 @@ export interface EngineOptions {
 const TAKERS_PER_FOLDER = 32;
 /** Files taken in at once, engine-wide: a drop of 10,000 files opens at most this many (large ones; EMFILE, memory). */
 const INTAKE_SLOTS = 32;
+
+/** How often the memory budget looks, besides after each results page (memory.ts). */
+const MEMORY_CHECK_MS = 2000;
 
 /** How often the store's folder table is compared with the running watchers. */
 const FOLDER_SYNC_MS = 3000;
@@ -117,6 +121,8 @@ export class Engine extends EventEmitter<EngineEvents> {
   private started = false;
   private paused = false;
   private readonly shared: SharedFolders;
+  /** Full collections asked of V8 when garbage piles up (memory.ts). */
+  readonly memory = new MemoryBudget();
 
   constructor(o: EngineOptions) {
     super();
@@ -134,6 +140,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       (e) => log(this.ctx, 'warn', 'Something went wrong while DocSync showed a change.', { detail: technical(e) }),
     );
     this.ctx.uploadsFirst = () => this.uploadsFirst();
+    this.ctx.memoryCheck = () => this.memory.check();
     this.ctx.resultsTurn = (fn) =>
       this.resultsSlot.run(async () => {
         await this.uploadsFirst();
@@ -198,10 +205,15 @@ export class Engine extends EventEmitter<EngineEvents> {
         }),
       );
     sync();
+    // Between results pages too: garbage also piles up while runs are polled and files taken in.
+    this.#memoryTimer = setInterval(() => this.memory.check(), MEMORY_CHECK_MS).unref();
   }
+
+  #memoryTimer?: NodeJS.Timeout;
 
   async stop(): Promise<void> {
     this.ctl.abort();
+    clearInterval(this.#memoryTimer);
     for (const t of this.timers) clearTimeout(t);
     for (const f of this.follows.values()) clearTimeout(f.timer);
     for (const loop of this.folders.values()) {

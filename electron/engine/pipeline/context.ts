@@ -41,6 +41,8 @@ export interface PipelineContext {
   uploadsFirst?: () => Promise<void>;
   /** Shared folders' re-checks before irreversible steps (shared-folder.ts); absent: no folder is shared. */
   shared?: ShareHooks;
+  /** After each results page is stored: the engine's memory budget (memory.ts) may ask V8 for a collection. */
+  memoryCheck?: () => void;
 }
 
 type Emit = PipelineContext['emit'];

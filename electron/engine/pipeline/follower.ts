@@ -31,6 +31,7 @@ async function storeResults(ctx: PipelineContext, run: RunRow, signal: AbortSign
   // in or uploaded go first, before the next page is fetched (issue 14).
   for await (const p of ctx.client.iterateResults(run.serviceRunId, ALL_BLOCKS, { signal })) {
     ctx.store.results.storeResultsPage(run.id, p.raw, p.page, p.fileOffset, p.rawText);
+    ctx.memoryCheck?.();
     await ctx.uploadsFirst?.();
   }
   // Per service: two services may use the same run ids.
