@@ -14,10 +14,10 @@ import { Session } from 'node:inspector/promises';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { setFlagsFromString, writeHeapSnapshot } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { writeHeapSnapshot } from 'node:v8';
 import { join } from 'node:path';
 import { Engine } from '../electron/engine/engine.js';
+import { fullCollection } from '../electron/engine/memory.js';
 import { ServiceClient } from '../electron/engine/service/index.js';
 import { openStore, STORE_FILE } from '../electron/engine/store/index.js';
 import { createBatch, run, startSandboxProcess, timed, TOKEN } from './lib.js';
@@ -27,8 +27,6 @@ const arg = (name: string, dflt: number): number => {
   return i === -1 ? dflt : Number(process.argv[i + 1]);
 };
 const count = arg('files', 10_000);
-// A full collection before the drop (below) needs gc() exposed; set at run time, so `npm run` needs no flag.
-setFlagsFromString('--expose-gc');
 const clientCount = Math.min(count, 2000);
 // --until-uploaded: stop once every file is uploaded (a quicker look at intake and upload alone, e.g. under a profiler).
 const untilUploaded = process.argv.includes('--until-uploaded');
@@ -120,7 +118,9 @@ try {
   await engine.start();
   await engine.addFolder({ path: inbox, deployment: 'sandbox-invoices', stabilityMs: 500, rescanIntervalMs: 60_000, batching: { quietMs: 2000, maxFiles: 500, maxBytes: 1 << 30 } });
   // What writing the files and the client's baseline left for the collector is not the engine's.
-  (runInNewContext('gc') as () => void)();
+  const gc = fullCollection();
+  if (!gc) throw new Error('V8 gave no gc() (memory.ts): the RSS before the drop would count garbage');
+  gc();
   const rssBefore = process.memoryUsage().rss;
   // The peak of the engine's work alone: Linux resets the process's peak RSS (VmHWM) on this write, so
   // the files written and the client's baseline before do not count. Elsewhere: the process's whole life.
@@ -246,9 +246,7 @@ try {
   console.log(`  sandbox runs: ${holdRuns ? 'held until all were uploaded (--runs-during-upload: processed at once)' : 'processed at once, beside the uploads'}`);
   console.log(`  CPU per file until all uploaded:   engine process ${ms1(upCpu.engine)} ms, sandbox ${ms1(upCpu.sandbox)} ms; client alone ${ms1(median.cpu)} ms, sandbox serving it ${ms1(median.sandboxCpu)} ms (medians of the 4 rounds)`);
   console.log(`  engine process CPU per file over the whole run: ${ms1((wholeCpu.user + wholeCpu.system) / 1000 / count)} ms (the bench's own sampling included)`);
-  // The engine's memory budget (memory.ts), where the code has one: full collections it asked of V8.
-  const budget = (engine as { memory?: { collections: number; collectMs: number } }).memory;
-  if (budget) console.log(`  memory budget: ${budget.collections} full collections asked, ${budget.collectMs.toFixed(0)} ms in them`);
+  console.log(`  memory budget: ${engine.memory.collections} full collections asked, ${engine.memory.collectMs.toFixed(0)} ms in them (memory.ts)`);
   if (threadsLine) console.log(`  threads' CPU ms per file (10 ms ticks): engine until all uploaded: ${threadsLine}; client alone, last round: ${clientAfter[1]!.threads}`);
   if (curlLine) console.log(curlLine);
   console.log(`  all files past each stage at: ${Object.entries(reached).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}`);

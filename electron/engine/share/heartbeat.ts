@@ -39,12 +39,11 @@ export class Heartbeats {
   onStale: () => void = () => undefined;
   /** Looks in a row with a failed call: the look timer looks again soon, backing off (a failed read is a late sighting). */
   failedLooks = 0;
-  /** Counts looks that found an agent newly stale: a poll under way stops its routine work when it changes. */
-  staleEpoch = 0;
   #staleAbort = new AbortController();
   /**
-   * Aborted when an agent is next found newly stale: a poll's routine calls in flight are given up then
-   * (a read waiting out a 429's Retry-After held a takeover back by 1.5 s in the three-agent test).
+   * Aborted when a look next finds an agent newly stale: a poll under way stops its routine work, and
+   * gives up its calls in flight (a read waiting out a 429's Retry-After held a takeover back by 1.5 s
+   * in the three-agent test).
    */
   get staleSignal(): AbortSignal {
     return this.#staleAbort.signal;
@@ -262,7 +261,6 @@ export class Heartbeats {
     if (fresh || stale.size !== this.#stale.size) shareTrace(this.agent.name, () => `stale now: [${[...stale].join(', ')}]`);
     this.#stale = stale;
     if (fresh) {
-      this.staleEpoch++;
       this.#staleAbort.abort();
       this.#staleAbort = new AbortController();
       this.onStale();

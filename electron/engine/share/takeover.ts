@@ -39,9 +39,8 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
   const longestUnseen = (a: string, b: string): number => (core.watched.get(a)?.lastLookAt ?? 0) - (core.watched.get(b)?.lastLookAt ?? 0);
   // An agent turning stale meanwhile stops the routine looks below: the caller polls again at once
   // (onStale), and that poll takes the stale agent's work first.
-  const epoch = core.heart.staleEpoch;
-  const routine = (): boolean => core.heart.staleEpoch === epoch;
-  const givenUp = core.heart.staleSignal; // the routine looks' calls in flight, aborted then
+  const givenUp = core.heart.staleSignal; // the routine looks' calls in flight are aborted then too
+  const routine = (): boolean => !givenUp.aborted;
   await core.heart.lookIfOld(); // a service that fails here has been asked nothing else yet
   for (const [name, gen] of [...core.unfinishedTakes]) await safely(() => collectBatch(core, name, gen));
   for (const w of core.watched.values()) if (w.cur) core.heart.noteMissing(w.cur.agent);
