@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -70,6 +69,16 @@ export function parseRange(header: string | undefined, size: number): Range {
   return { start, end };
 }
 
+/** The file at `path` open for reading, or null when it was deleted since it was seen. */
+async function openFile(path: string): Promise<FileHandle | null> {
+  try {
+    return await open(path, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
 function abortOnClose(req: IncomingMessage): AbortSignal {
   const ctl = new AbortController();
   req.once('close', () => ctl.abort());
@@ -104,18 +113,28 @@ export function filesRoutes(core: SandboxCore): Route[] {
           sendJson(res, 200, { nodes });
           return;
         }
-        const range = parseRange(req.headers.range, st.size);
-        const headers = {
-          'Content-Type': 'application/octet-stream',
-          'Last-Modified': st.mtime.toUTCString(),
-          'Accept-Ranges': 'bytes',
-        };
-        if (range) {
-          res.writeHead(206, { ...headers, 'Content-Length': range.end - range.start + 1, 'Content-Range': `bytes ${range.start}-${range.end}/${st.size}` });
-        } else {
-          res.writeHead(200, { ...headers, 'Content-Length': st.size });
+        // The length and the bytes from one open file: a PUT that renames a new version over this
+        // path between a stat and an open would send one version's length with the other's bytes
+        // (a short body leaves the client waiting; a long one spills into the next response).
+        const fh = await openFile(disk);
+        if (!fh) throw notFound(`nothing exists at ${p.text}`);
+        try {
+          const fst = await fh.stat();
+          const range = parseRange(req.headers.range, fst.size);
+          const headers = {
+            'Content-Type': 'application/octet-stream',
+            'Last-Modified': fst.mtime.toUTCString(),
+            'Accept-Ranges': 'bytes',
+          };
+          if (range) {
+            res.writeHead(206, { ...headers, 'Content-Length': range.end - range.start + 1, 'Content-Range': `bytes ${range.start}-${range.end}/${fst.size}` });
+          } else {
+            res.writeHead(200, { ...headers, 'Content-Length': fst.size });
+          }
+          await pipeline(fh.createReadStream({ ...(range ?? {}), autoClose: false }), res).catch(() => res.destroy());
+        } finally {
+          await fh.close();
         }
-        await pipeline(createReadStream(disk, range ?? {}), res).catch(() => res.destroy());
       },
     },
     {

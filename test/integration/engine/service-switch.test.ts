@@ -139,7 +139,7 @@ describe('switching services with one data home', () => {
     expect((await caller(a.url, 'admin-token')<{ runs: unknown[] }>('GET', '/v2/apps/runs')).body.runs).toEqual([]);
     // The session on A is given up locally, never resumed against B.
     expect(store.files.openMultipart(rows[1]!.id, onA.serviceId ?? null)).toBeUndefined();
-  });
+  }, 120_000); // a 10 MiB multipart upload, a stop and a whole run on B, with a 60 s wait inside: the default 30 s ran out once under the full suite
 
   it('a batch created on the service that the store cannot record is deleted there again; retries leave no stray batch', async () => {
     env = await twoServices();

@@ -150,7 +150,10 @@ describe('two agents, one shared folder', () => {
 
     // Every file done at exactly one agent, and skipped at the other with that agent's name.
     const doneAt = (n: string): Agent[] => [alpha, beta].filter((a) => rows(a, n).some((f) => f.state === 'done'));
-    await waitUntil(() => names.every((n) => doneAt(n).length === 1 && [alpha, beta].every((a) => rows(a, n).some((f) => FINAL.has(f.state)))), 'every file is finished by one agent and seen finished by the other', 60_000);
+    const settled = (n: string): boolean => doneAt(n).length === 1 && [alpha, beta].every((a) => rows(a, n).some((f) => FINAL.has(f.state)));
+    // On a timeout: each file not settled, as each agent has it (a stuck file and a slow run differ there).
+    const unsettled = (): string => names.filter((n) => !settled(n)).map((n) => `${n} ${[alpha, beta].map((a) => `${a.name}=${rows(a, n).map((f) => f.state).join('+') || 'none'}`).join(' ')}`).join('; ');
+    await waitUntil(() => names.every(settled), 'every file is finished by one agent and seen finished by the other', 60_000, unsettled);
     for (const n of names) {
       const holder = doneAt(n)[0] as Agent;
       const other = holder === alpha ? beta : alpha;

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,6 +151,42 @@ describe('GET (spec 4.8: read file, expect-node-type, Range)', () => {
     expect((await admin('GET', `${F('read')}?expect-node-type=file`)).status).toBe(400);
     expect((await admin('GET', `${F('read/r.txt')}?expect-node-type=folder`)).status).toBe(400);
     expect((await admin('GET', `${F('read/r.txt')}?expect-node-type=symlink`)).status).toBe(400);
+  });
+
+  it('a file read while PUTs replace it with longer and shorter versions: each read is one whole version, and the connection stays usable', async () => {
+    // A heartbeat file is rewritten while other agents read it. The length sent and the bytes sent
+    // must come from one version: otherwise a short body leaves the reader waiting for bytes that
+    // never come, and a long one spills into the next answer on the same keep-alive connection.
+    const versions = ['short', 'a much longer version '.repeat(40)];
+    expect((await admin('PUT', F('race/beat.json'), versions[0])).status).toBe(204);
+    const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+    const get = (): Promise<string> => new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: sb.port, agent, path: `${F('race/beat.json')}?expect-node-type=file`, headers: { Authorization: 'Bearer admin-token' }, timeout: 3000 }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks).toString('utf8')) : reject(new Error(`status ${res.statusCode}`))));
+        res.on('aborted', () => reject(new Error('answer cut short')));
+      });
+      req.on('timeout', () => req.destroy(new Error('no whole answer within 3 s')));
+      req.on('error', reject);
+      req.end();
+    });
+    let writing = true;
+    const writer = (async () => {
+      for (let i = 0; i < 300; i++) expect((await admin('PUT', F('race/beat.json'), versions[i % 2])).status).toBe(204);
+      writing = false;
+    })();
+    const reads: string[] = [];
+    const reader = async (): Promise<void> => {
+      while (writing) reads.push(await get());
+    };
+    try {
+      await Promise.all([writer, reader(), reader(), reader(), reader()]);
+    } finally {
+      agent.destroy();
+    }
+    expect(reads.length).toBeGreaterThan(50);
+    expect(reads.filter((r) => !versions.includes(r))).toEqual([]);
   });
 
   it('a missing path: 404 {message}', async () => {
