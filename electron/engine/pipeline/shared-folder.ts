@@ -31,6 +31,9 @@ export interface ShareOpenOptions {
 }
 export type ShareFactory = (o: ShareOpenOptions) => Share | Promise<Share>;
 
+/** How long a look at the other agents' heartbeats waits for an answer that has gone quiet. */
+export const lookTimeoutMs = (heartbeatMs: number): number => Math.max(2 * heartbeatMs, 5_000);
+
 /**
  * The share protocol over the service's filesystem API (share/protocol.ts); a share without its
  * own coordination folder uses the account's default one (share/default-folder.ts).
@@ -43,7 +46,10 @@ export const joinServiceShare: ShareFactory = async (o) => {
   // The looks at the others' heartbeats on a third, without retries: a look asked again on its own
   // timer (twice a heartbeat) learns sooner than a retry after its backoff (a 429's Retry-After of a
   // second held a look, and with it the first sight of a dead agent's last beat, in the three-agent test).
-  const looks = o.client.lane(2, { limit: 0 });
+  // A read that stalls is given up after two heartbeats (5 s at least): one look at a time, so a
+  // stalled answer would otherwise hold every look, and the sight of a dead agent, for a minute.
+  const lookMs = lookTimeoutMs(o.settings.heartbeatMs);
+  const looks = o.client.lane(2, { limit: 0 }, { responseMs: lookMs, idleMs: lookMs });
   const close = (): void => {
     live.close();
     looks.close();

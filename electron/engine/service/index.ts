@@ -16,7 +16,7 @@ import {
   createBatch, deleteBatch, deleteBatchFile, getBatch, iterateBatchFiles, listBatchFiles, listBatches, putBatchFile,
   type CreatedBatch, type UploadOptions,
 } from './batches.js';
-import type { ClientConfig, ResolvedConfig, RetryPolicy } from './config.js';
+import type { ClientConfig, ResolvedConfig, RetryPolicy, Timeouts } from './config.js';
 import { downloadFile, type DownloadOptions, type DownloadResult } from './downloads.js';
 import {
   deletePath, listFolder, readFile, statPath, writeFile,
@@ -59,10 +59,17 @@ export class ServiceClient {
    * A second client to the same service with its own connections and `concurrency` slots: calls
    * that must not wait behind this one's uploads and polls (a shared folder's heartbeats). Close it
    * when done. `retry` changes its retry policy (a look that is asked again on its own timer need
-   * not wait out a backoff).
+   * not wait out a backoff); `timeouts` its timeouts, each no longer than this client's (a look at
+   * a few bytes that stalls is given up well before an upload's minute of silence would be).
    */
-  lane(concurrency: number, retry?: Partial<RetryPolicy>): ServiceClient {
-    return new ServiceClient({ ...this.#config, concurrency, ...(retry ? { retry: { ...this.#config.retry, ...retry } } : {}) });
+  lane(concurrency: number, retry?: Partial<RetryPolicy>, timeouts?: Partial<Timeouts>): ServiceClient {
+    const mine = this.#t.cfg.timeouts;
+    const shorter = timeouts && {
+      connectMs: Math.min(mine.connectMs, timeouts.connectMs ?? Infinity),
+      responseMs: Math.min(mine.responseMs, timeouts.responseMs ?? Infinity),
+      idleMs: Math.min(mine.idleMs, timeouts.idleMs ?? Infinity),
+    };
+    return new ServiceClient({ ...this.#config, concurrency, ...(retry ? { retry: { ...this.#config.retry, ...retry } } : {}), ...(shorter ? { timeouts: shorter } : {}) });
   }
 
   /** The configuration in force (without the token). */
