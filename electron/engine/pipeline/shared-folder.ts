@@ -13,6 +13,7 @@ import type { ClaimOutcome, FleetAgent, Share, ShareBatchRecord, ShareSettings }
 import { defaultCoordinationFolder } from '../share/default-folder.js';
 import { serviceShareFiles } from '../share/files.js';
 import { systemClock } from '../share/liveness.js';
+import { lookTimeoutMs } from '../share/heartbeat.js';
 import { createShare } from '../share/protocol.js';
 import type { BatchRow, FileRow, FolderRow } from '../store/index.js';
 import { inWords, log, setState, technical, type PipelineContext } from './context.js';
@@ -30,9 +31,6 @@ export interface ShareOpenOptions {
   client: ServiceClient;
 }
 export type ShareFactory = (o: ShareOpenOptions) => Share | Promise<Share>;
-
-/** How long a look at the other agents' heartbeats waits for an answer that has gone quiet. */
-export const lookTimeoutMs = (heartbeatMs: number): number => Math.max(2 * heartbeatMs, 5_000);
 
 /**
  * The share protocol over the service's filesystem API (share/protocol.ts); a share without its

@@ -6,6 +6,7 @@
  * target that may exist.
  */
 import type { FolderTarget } from '../../../shared/hot-folder.js';
+import { deadline } from './deadline.js';
 import { isServiceError } from './errors.js';
 import { seg, type Transport } from './http.js';
 import type { CallOptions } from './jobs.js';
@@ -35,6 +36,6 @@ export const unknownTarget = (target: FolderTarget, baseUrl: string): string => 
  * policy, and any failure to ask is "not checked" (undefined), never a refusal. `signal` (a stop) still aborts.
  */
 export async function checkTarget(client: { targetExists(t: FolderTarget, o?: CallOptions): Promise<boolean | undefined> }, target: FolderTarget, signal?: AbortSignal): Promise<boolean | undefined> {
-  const bounded = AbortSignal.timeout(TARGET_CHECK_MS);
-  return client.targetExists(target, { signal: signal ? AbortSignal.any([signal, bounded]) : bounded }).catch((e: unknown) => (signal?.aborted ? Promise.reject(e) : undefined));
+  const bounded = deadline(TARGET_CHECK_MS, signal);
+  return client.targetExists(target, { signal: bounded.signal }).catch((e: unknown) => (signal?.aborted ? Promise.reject(e) : undefined)).finally(bounded.clear);
 }

@@ -17,6 +17,12 @@ export interface ShareAgentInfo {
   pid?: number;
 }
 
+/**
+ * How long a routine look (a heartbeat, a claim's HEAD or read) waits for an answer that has gone
+ * quiet: two heartbeats, 5 s at least. Given up, it is asked again on the next look or poll.
+ */
+export const lookTimeoutMs = (heartbeatMs: number): number => Math.max(2 * heartbeatMs, 5_000);
+
 export const SEGMENT = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,200}$/;
 
 export class Heartbeats {

@@ -4,6 +4,8 @@
  */
 import { ShareFenced, type ElsewhereNews, type ShareBatchFile, type ShareBatchRecord, type Takeover } from './api.js';
 import type { ShareCore, Watched } from './core.js';
+import { deadline } from '../service/deadline.js';
+import { lookTimeoutMs } from './heartbeat.js';
 import { ShareRecordError, encode, highestGen, parseStoredBatch, type BatchGen, type ClaimGen, type StoredBatch } from './records.js';
 import { shareTrace } from './trace.js';
 
@@ -27,6 +29,18 @@ async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) 
  * this agent made without hearing so is found and adopted then.
  */
 export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
+  // The routine looks' calls in flight are given up when an agent turns stale, and once the poll has
+  // looked for longer than a look may wait (an answer gone quiet would hold the poll for the client's
+  // whole minute).
+  const given = deadline(lookTimeoutMs(core.heart.heartbeatMs), core.heart.staleSignal);
+  try {
+    return await lookWithin(core, given.signal);
+  } finally {
+    given.clear();
+  }
+}
+
+async function lookWithin(core: ShareCore, givenUp: AbortSignal): Promise<ElsewhereNews> {
   const news: ElsewhereNews = { finished: [], takeovers: [], moved: [] };
   const safely = async (step: () => Promise<Takeover[]>, onFailure?: () => void): Promise<void> => {
     try {
@@ -39,7 +53,6 @@ export async function lookElsewhere(core: ShareCore): Promise<ElsewhereNews> {
   const longestUnseen = (a: string, b: string): number => (core.watched.get(a)?.lastLookAt ?? 0) - (core.watched.get(b)?.lastLookAt ?? 0);
   // An agent turning stale meanwhile stops the routine looks below: the caller polls again at once
   // (onStale), and that poll takes the stale agent's work first.
-  const givenUp = core.heart.staleSignal; // the routine looks' calls in flight are aborted then too
   const routine = (): boolean => !givenUp.aborted;
   await core.heart.lookIfOld(); // a service that fails here has been asked nothing else yet
   for (const [name, gen] of [...core.unfinishedTakes]) await safely(() => collectBatch(core, name, gen));

@@ -5,7 +5,8 @@
  * half answer: neither the sandbox nor the service does that on purpose.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { joinServiceShare, lookTimeoutMs } from '../../../electron/engine/pipeline/shared-folder.js';
+import { joinServiceShare } from '../../../electron/engine/pipeline/shared-folder.js';
+import { lookTimeoutMs } from '../../../electron/engine/share/heartbeat.js';
 import { ServiceClient } from '../../../electron/engine/service/index.js';
 import type { ShareAgent } from '../../../electron/engine/share/protocol.js';
 import { failure } from './env.js';

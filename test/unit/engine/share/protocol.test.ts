@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createShare, type ShareAgent } from '../../../../electron/engine/share/protocol.js';
 import type { ShareFiles } from '../../../../electron/engine/share/files.js';
+import { lookTimeoutMs } from '../../../../electron/engine/share/heartbeat.js';
 import { ShareRecordError, parseHeartbeat } from '../../../../electron/engine/share/records.js';
 import { FakeStore, immediateShareFiles } from '../../../helpers/fake-share-files.js';
 
@@ -263,6 +264,41 @@ describe('share protocol, an agent turning stale during a poll', () => {
     const next = await c.share.poll();
     expect(next.takeovers).toEqual([{ kind: 'content', sha256: x, rel: 'x.pdf' }]);
   });
+});
+
+describe('share protocol, a routine look whose answer goes quiet', () => {
+  it('is given up after the look timeout (real time: the service client\'s own would be a minute), and looked at again on the next poll', async () => {
+    const store = new FakeStore();
+    const y = sha('held by a live agent');
+    let hang = true;
+    let given = 0;
+    // B's HEADs and listings of y's claims hang until their signal aborts them (an answer gone quiet).
+    const quiet = (f: ShareFiles): ShareFiles => {
+      const aboutY = <T>(path: string, signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> =>
+        !hang || !path.includes(`/claims/${y}`) ? call() : new Promise((_, reject) => signal?.addEventListener('abort', () => (given++, reject(Object.assign(new Error('cancelled by the caller'), { kind: 'aborted' })))));
+      return { ...f, list: (p, sg) => aboutY(p, sg, () => f.list(p, sg)), exists: (p, sg) => aboutY(p, sg, () => f.exists(p, sg)) };
+    };
+    const [a, b] = [setup(store, 'agent-a'), setup(store, 'agent-b', quiet)];
+    for (const s of [a, b]) await s.share.start();
+    await a.share.claim(y, 'y.pdf', 1);
+    hang = false;
+    expect(await b.share.claim(y, 'y.pdf', 1)).toMatchObject({ kind: 'held' });
+    b.share.watch(y, 'y.pdf');
+    // A lease of heartbeats goes by, both beating: y is due a look at B.
+    for (let i = 0; i < LEASE / HB; i++) {
+      for (const s of [a, b]) s.clock.t += HB;
+      for (const s of [a, b]) await s.share.beat();
+    }
+    hang = true;
+    const first = await Promise.race([b.share.poll(), new Promise<'still polling'>((r) => setTimeout(() => r('still polling'), lookTimeoutMs(HB) + 3000))]);
+    expect(first).not.toBe('still polling');
+    expect(given).toBeGreaterThan(0);
+    // A finishes y; B's next poll looks at y again and hears it.
+    await a.share.finished(y, 'done', null);
+    hang = false;
+    const next = await b.share.poll();
+    expect(next.finished.map((f) => f.sha256)).toEqual([y]);
+  }, 15_000);
 });
 
 describe('share protocol, overlapping polls', () => {
