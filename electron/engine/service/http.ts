@@ -53,6 +53,7 @@ import { abortedError, fullJitter, parseRetryAfter, sleep } from './backoff.js';
 import { resolveConfig, type ClientConfig, type ResolvedConfig } from './config.js';
 import { AttemptRefused, FileChangedError, ServiceError, redact } from './errors.js';
 import { Semaphore } from './limit.js';
+import { BodyPool, getInto } from './raw-get.js';
 import { BodySendError, sendBody } from './raw-upload.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -95,6 +96,9 @@ export interface Reply {
   /** An earlier attempt failed after the request was sent (so it may have taken effect). */
   afterAmbiguous: boolean;
 }
+
+/** One attempt's answer; a pooled body comes with the release of its buffer. */
+type Attempted = Pick<Response<Buffer>, 'statusCode' | 'headers' | 'body'> & { release?: () => void };
 
 export interface OpenStream {
   status: number;
@@ -151,6 +155,8 @@ export class Transport {
   readonly #token: string;
   readonly #got: Got;
   readonly #agents: { http: HttpAgent; https: HttpsAgent };
+  /** Buffers for pooled bodies (callPooled: results pages). */
+  readonly bodies = new BodyPool();
 
   constructor(config: ClientConfig) {
     this.cfg = resolveConfig(config);
@@ -226,7 +232,19 @@ export class Transport {
     return { kind: 'network', code, sent, message };
   }
 
-  private async attempt(spec: CallSpec): Promise<Pick<Response<Buffer>, 'statusCode' | 'headers' | 'body'>> {
+  private async attempt(spec: CallSpec, pooled: boolean): Promise<Attempted> {
+    if (pooled) {
+      const t = this.timeouts(spec);
+      return getInto({
+        url: this.url(spec.path, spec.query),
+        headers: this.headers(spec),
+        agents: this.#agents,
+        pool: this.bodies,
+        idleMs: t.socket,
+        responseMs: t.response,
+        ...(spec.signal ? { signal: spec.signal } : {}),
+      });
+    }
     if (spec.body) {
       const t = this.timeouts(spec);
       return sendBody({
@@ -272,6 +290,23 @@ export class Transport {
 
   /** One call with retries. Resolves with a success status; throws a ServiceError otherwise. */
   async call(spec: CallSpec): Promise<Reply> {
+    return this.#call(spec, false);
+  }
+
+  /**
+   * A GET with call's retries and errors whose success body is read into a pooled buffer (raw-get.ts)
+   * and lent to `use` for its synchronous run only: `use` must copy out what it keeps (strings, parsed JSON).
+   */
+  async callPooled<T>(spec: CallSpec & { method: 'GET' }, use: (reply: Reply) => T): Promise<T> {
+    const reply = await this.#call(spec, true);
+    try {
+      return use(reply);
+    } finally {
+      reply.release?.();
+    }
+  }
+
+  async #call(spec: CallSpec, pooled: boolean): Promise<Reply & { release?: () => void }> {
     let afterAmbiguous = false;
     for (let attempt = 1; ; attempt++) {
       const release = await this.slots.acquire(spec.signal, spec.op);
@@ -282,11 +317,11 @@ export class Transport {
         release();
         throw e;
       }
-      let res: Pick<Response<Buffer>, 'statusCode' | 'headers' | 'body'> | undefined;
+      let res: Attempted | undefined;
       let failure: Failure | undefined;
       let refused: unknown;
       try {
-        res = await this.attempt(spec);
+        res = await this.attempt(spec, pooled);
       } catch (e) {
         refused = causeChain(e).find((c) => c instanceof AttemptRefused);
         failure = this.classify(e, spec);
@@ -305,10 +340,12 @@ export class Transport {
             get text() {
               return body.toString('utf8');
             },
+            ...(res.release ? { release: res.release } : {}),
           };
         }
         const retryable = status >= 500 || status === 429 || status === 408;
         const message = this.redact(bodyMessage(body.toString('utf8', 0, 65_536), status));
+        res.release?.();
         const retryAfter = status === 429 || status === 503 ? (res.headers['retry-after'] as string | undefined) : undefined;
         const delay = retryable ? this.delayFor(attempt, retryAfter) : null;
         if (delay) {

@@ -1,4 +1,4 @@
-/** Run results (spec 2.8, 4.6): one page, or every page through an async iterator. */
+/** Run results (spec 2.8, 4.6): one page, or every page through an async iterator; bodies read into pooled buffers (raw-get.ts). */
 import { parseResultsPage, type ResultsPageView, type ResultsQuery } from '../../../shared/service/index.js';
 import { ServiceError } from './errors.js';
 import { seg, type Reply, type Transport } from './http.js';
@@ -66,7 +66,7 @@ function pageWithoutCaseInfo(t: Transport, reply: Reply, fileOffset: number): Re
 /** GET /v2/apps/runs/{run_id}/results at one file_offset: the whole page. */
 export async function getResults(t: Transport, runId: string, q: ResultsQuery = {}, o: CallOptions = {}): Promise<ResultsPage> {
   const spec = pageSpec(runId, q, o);
-  return wholePage(t, await t.call(spec), spec.query.file_offset);
+  return t.callPooled(spec, (reply) => wholePage(t, reply, spec.query.file_offset));
 }
 
 /**
@@ -78,11 +78,9 @@ export async function* iterateResults(t: Transport, runId: string, flags: Result
   let offset = 0;
   for (;;) {
     const spec = pageSpec(runId, { ...flags, file_offset: offset }, o);
-    let reply: Reply | undefined = await t.call(spec);
-    let p: ResultsPage | undefined = pageWithoutCaseInfo(t, reply, offset) ?? wholePage(t, reply, offset);
-    // Nothing of a page is held past its turn: the body (several MB) and the page are dropped
-    // before the next one is fetched.
-    reply = undefined;
+    // The body (several MB) is read into a pooled buffer, given back once the page is parsed (raw-get.ts);
+    // the page is dropped before the next one is fetched.
+    let p: ResultsPage | undefined = await t.callPooled(spec, (reply) => pageWithoutCaseInfo(t, reply, offset) ?? wholePage(t, reply, offset));
     const hasMore = p.page.has_more;
     const received = Array.isArray((p.raw as { files?: unknown }).files) ? (p.raw as { files: unknown[] }).files.length : 0;
     yield p;

@@ -1,0 +1,197 @@
+/**
+ * GETs whose body is read into a reused buffer (results pages, issue 14), with node:http on the
+ * client's keep-alive agents. Why not got: for a results page of about 4 MB got allocates about
+ * 12 MB of buffers (the HTTP parser's copy of each chunk, then its joins) that live until V8's next
+ * full collection; glibc, whose mmap threshold rises after the first large free, puts them on its
+ * main heap and does not give the freed middle of that heap back, so the engine's RSS climbed with
+ * every stored run. Here the parser's 64 KB chunks are copied at once into a buffer taken from a
+ * small pool and given back after the page is parsed: one allocation of the largest page, kept.
+ * Hand-written because no maintained client reads into a caller's buffer (undici and got both join
+ * chunks); the decompression got did for us (gzip, deflate, br) is node:zlib's.
+ */
+import { request as httpRequest, type Agent as HttpAgent, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
+import type { Readable, Transform } from 'node:stream';
+import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import { BodySendError } from './raw-upload.js';
+
+/**
+ * Buffers lent for one body at a time. A buffer is kept when given back unless the pool already
+ * holds `keep` or it is over `maxKeepBytes` (one unusual page must not pin its size for good).
+ */
+export class BodyPool {
+  /** Bytes allocated for bodies so far (for tests and the bench). */
+  allocatedBytes = 0;
+  readonly #free: Buffer[] = [];
+
+  constructor(
+    readonly keep = 2,
+    readonly maxKeepBytes = 16 * 1024 * 1024,
+    readonly minBytes = 256 * 1024,
+  ) {}
+
+  /** A buffer of at least `bytes`: the largest free one if it is large enough, else a new one. */
+  take(bytes: number): Buffer {
+    this.#free.sort((a, b) => a.length - b.length);
+    const i = this.#free.findIndex((b) => b.length >= bytes);
+    if (i !== -1) return this.#free.splice(i, 1)[0] as Buffer;
+    // A smaller free buffer is dropped in favour of the new, larger one (kept in its place on return).
+    if (this.#free.length >= this.keep) this.#free.shift();
+    const size = Math.max(this.minBytes, bytes);
+    this.allocatedBytes += size;
+    // Not from Buffer's shared 8 KB slab: this buffer is meant to live on its own.
+    return Buffer.allocUnsafeSlow(size);
+  }
+
+  give(b: Buffer): void {
+    if (b.length <= this.maxKeepBytes && this.#free.length < this.keep) this.#free.push(b);
+  }
+}
+
+export interface PooledReply {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  /** A view of a pooled buffer: valid until `release`. */
+  body: Buffer;
+  /** Gives the buffer back; the body must not be read afterwards. Idempotent. */
+  release: () => void;
+}
+
+export interface RawGet {
+  url: string;
+  headers: Record<string, string>;
+  agents: { http: HttpAgent; https: HttpsAgent };
+  pool: BodyPool;
+  /** Longest silence on the socket. */
+  idleMs: number;
+  /** From the request being sent to the response headers. */
+  responseMs: number;
+  signal?: AbortSignal;
+}
+
+/** The decoder for a Content-Encoding, or null for a body as sent (identity, or one we do not know, as got passes it on). */
+function decoder(res: IncomingMessage, first: Buffer | undefined): Transform | null {
+  const enc = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+  // Flushing as got's decompress-response does: a body cut at a block boundary still yields what it holds.
+  const flush = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH };
+  if (enc === 'gzip' || enc === 'x-gzip') return createGunzip(flush);
+  // "deflate" is meant to be zlib-wrapped, but some servers send raw deflate: the first byte tells.
+  if (enc === 'deflate') return first && ((first[0] as number) & 0x0f) !== 0x08 ? createInflateRaw(flush) : createInflate(flush);
+  if (enc === 'br') return createBrotliDecompress({ flush: constants.BROTLI_OPERATION_FLUSH, finishFlush: constants.BROTLI_OPERATION_FLUSH });
+  return null;
+}
+
+/** One GET attempt; rejects with BodySendError (the same failures as an upload's, `sent` always true once the request is out). */
+export function getInto(o: RawGet): Promise<PooledReply> {
+  return new Promise<PooledReply>((resolve, reject) => {
+    const https = o.url.startsWith('https:');
+    const req = (https ? httpsRequest : httpRequest)(o.url, {
+      method: 'GET',
+      headers: { 'accept-encoding': 'gzip, deflate, br', ...o.headers },
+      agent: https ? o.agents.https : o.agents.http,
+      timeout: o.idleMs,
+    });
+    let sent = false;
+    let settled = false;
+    let responseTimer: NodeJS.Timeout | undefined;
+    let buf: Buffer | undefined;
+    let used = 0;
+    let source: Readable | undefined;
+    const giveBack = (): void => {
+      if (buf) o.pool.give(buf);
+      buf = undefined;
+    };
+    const fail = (e: BodySendError): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(responseTimer);
+      o.signal?.removeEventListener('abort', onAbort);
+      req.destroy();
+      source?.destroy();
+      giveBack();
+      reject(e);
+    };
+    const onAbort = (): void => fail(new BodySendError('aborted', undefined, sent, 'cancelled by the caller'));
+    if (o.signal?.aborted) return onAbort();
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+
+    req.on('timeout', () => fail(new BodySendError('timeout', 'ETIMEDOUT', sent, 'timed out (socket idle)')));
+    req.on('error', (e: NodeJS.ErrnoException) => fail(new BodySendError('network', e.code, sent, e.message)));
+    req.on('finish', () => {
+      sent = true;
+      responseTimer = setTimeout(() => fail(new BodySendError('timeout', 'ETIMEDOUT', true, 'timed out (response)')), o.responseMs);
+    });
+    req.on('response', (res) => {
+      clearTimeout(responseTimer);
+      const length = Number(res.headers['content-length']);
+      const known = Number.isSafeInteger(length) && length >= 0;
+      const cut = (): void => {
+        const of = known ? ` of ${length}` : '';
+        fail(new BodySendError('network', 'ECONNRESET', true, `the connection closed before the whole body arrived (${used}${source === res ? of : ''} bytes${source === res ? '' : ' decoded'})`));
+      };
+      // An identity body is read straight into a buffer of its announced length.
+      buf = o.pool.take(known ? length : 0);
+      const append = (c: Buffer): void => {
+        if (settled || !buf) return;
+        if (used + c.length > buf.length) {
+          const bigger = o.pool.take(Math.max(buf.length * 2, used + c.length));
+          buf.copy(bigger, 0, 0, used);
+          o.pool.give(buf);
+          buf = bigger;
+        }
+        used += c.copy(buf, used);
+      };
+      const done = (): void => {
+        if (settled) return;
+        if (source === res && known && used !== length) return cut();
+        settled = true;
+        o.signal?.removeEventListener('abort', onAbort);
+        let lent: Buffer | undefined = buf;
+        buf = undefined;
+        resolve({
+          statusCode: res.statusCode ?? 0,
+          headers: res.headers,
+          body: (lent as Buffer).subarray(0, used),
+          release: () => {
+            if (lent) o.pool.give(lent);
+            lent = undefined;
+          },
+        });
+      };
+      res.on('error', (e: NodeJS.ErrnoException) => (e.message === 'aborted' ? cut() : fail(new BodySendError('network', e.code, true, e.message))));
+      res.on('aborted', cut);
+      // A socket closed before the parser saw the end (the body cut short).
+      res.on('close', () => {
+        if (!res.complete) cut();
+      });
+      // The decoder is chosen on the first chunk (raw or wrapped deflate); identity bodies go straight in.
+      res.once('data', (first: Buffer) => {
+        res.pause();
+        const d = decoder(res, first);
+        if (d) {
+          source = d;
+          d.on('data', append);
+          d.on('error', (e: Error) => fail(new BodySendError('network', 'EBADBODY', true, `the body could not be decompressed (${String(res.headers['content-encoding'])}): ${e.message}`)));
+          d.on('end', done);
+          res.on('data', (c: Buffer) => d.write(c));
+          res.on('end', () => d.end());
+          d.write(first);
+        } else {
+          source = res;
+          append(first);
+          res.on('data', append);
+          res.on('end', done);
+        }
+        res.resume();
+      });
+      // An empty body: 'end' with no 'data' at all.
+      res.once('end', () => {
+        if (!source) {
+          source = res;
+          done();
+        }
+      });
+    });
+    req.end();
+  });
+}
