@@ -246,7 +246,7 @@ try {
   console.log(`  sandbox runs: ${holdRuns ? 'held until all were uploaded (--runs-during-upload: processed at once)' : 'processed at once, beside the uploads'}`);
   console.log(`  CPU per file until all uploaded:   engine process ${ms1(upCpu.engine)} ms, sandbox ${ms1(upCpu.sandbox)} ms; client alone ${ms1(median.cpu)} ms, sandbox serving it ${ms1(median.sandboxCpu)} ms (medians of the 4 rounds)`);
   console.log(`  engine process CPU per file over the whole run: ${ms1((wholeCpu.user + wholeCpu.system) / 1000 / count)} ms (the bench's own sampling included)`);
-  console.log(`  memory budget: ${engine.memory.collections} full collections asked, ${engine.memory.collectMs.toFixed(0)} ms in them (memory.ts)`);
+  console.log(`  memory budget: ${engine.memory.collections} full collections asked, ${engine.memory.collectMs.toFixed(0)} ms in them; ${engine.memory.scavenges} scavenges, ${engine.memory.scavengeMs.toFixed(0)} ms (memory.ts)`);
   if (threadsLine) console.log(`  threads' CPU ms per file (10 ms ticks): engine until all uploaded: ${threadsLine}; client alone, last round: ${clientAfter[1]!.threads}`);
   if (curlLine) console.log(curlLine);
   console.log(`  all files past each stage at: ${Object.entries(reached).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}`);
