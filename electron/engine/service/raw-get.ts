@@ -30,14 +30,15 @@ export class BodyPool {
     readonly minBytes = 256 * 1024,
   ) {}
 
-  /** A buffer of at least `bytes`: the largest free one if it is large enough, else a new one. */
+  /** A buffer of at least `bytes`: the smallest free one that is large enough, else a new one. */
   take(bytes: number): Buffer {
     this.#free.sort((a, b) => a.length - b.length);
     const i = this.#free.findIndex((b) => b.length >= bytes);
     if (i !== -1) return this.#free.splice(i, 1)[0] as Buffer;
-    // A smaller free buffer is dropped in favour of the new, larger one (kept in its place on return).
-    if (this.#free.length >= this.keep) this.#free.shift();
-    const size = Math.max(this.minBytes, bytes);
+    // The smaller free buffers are dropped: the new, larger one takes their place when given back.
+    this.#free.length = 0;
+    // With a quarter to spare, so the next page a little larger fits (pages untouched cost no memory).
+    const size = Math.max(this.minBytes, Math.ceil((bytes * 1.25) / 65_536) * 65_536);
     this.allocatedBytes += size;
     // Not from Buffer's shared 8 KB slab: this buffer is meant to live on its own.
     return Buffer.allocUnsafeSlow(size);
@@ -136,7 +137,7 @@ export function getInto(o: RawGet): Promise<PooledReply> {
         if (used + c.length > buf.length) {
           const bigger = o.pool.take(Math.max(buf.length * 2, used + c.length));
           buf.copy(bigger, 0, 0, used);
-          o.pool.give(buf);
+          // The smaller one is dropped, not kept: the grown one takes its place in the pool.
           buf = bigger;
         }
         used += c.copy(buf, used);
