@@ -57,7 +57,7 @@ const TAKERS_PER_FOLDER = 32;
 const INTAKE_SLOTS = 32;
 
 /** How often the memory budget looks, besides after each results page (memory.ts). */
-const MEMORY_CHECK_MS = 2000;
+const MEMORY_CHECK_MS = 500;
 
 /** How often the store's folder table is compared with the running watchers. */
 const FOLDER_SYNC_MS = 3000;
