@@ -8,7 +8,7 @@
 // service processes them on its own machines, and here the processing would share the 2 cores with
 // the uploads measured, which the client's baseline does not. `--runs-during-upload`: processed at
 // once, as before (both figures are in bench/README.md).
-//   npm run bench:hot-folder [-- --files 10000] [--curl] [--until-uploaded] [--snapshot-at-mb N] [--trace-memory S] [--profile] [--runs-during-upload]
+//   npm run bench:hot-folder [-- --files 10000] [--curl] [--until-uploaded] [--snapshot-at-mb N] [--snapshot-at-stage queued|uploaded|running] [--trace-memory S] [--profile] [--runs-during-upload]
 import { randomBytes } from 'node:crypto';
 import { Session } from 'node:inspector/promises';
 import { readFileSync } from 'node:fs';
@@ -177,6 +177,9 @@ try {
   };
   // --snapshot-at-mb N: a heap snapshot (into the working folder) the first time RSS passes N MB, to see what holds it.
   let snapshotAt = arg('snapshot-at-mb', Infinity) * 1024 * 1024;
+  // --snapshot-at-stage K: one when every file first got past stage K (what is still held per file then).
+  const stageAt = process.argv.indexOf('--snapshot-at-stage');
+  const snapshotStage = stageAt === -1 ? undefined : process.argv[stageAt + 1];
   for (;;) {
     const m = process.memoryUsage();
     if (m.rss > top.rss) {
@@ -213,6 +216,7 @@ try {
           }
         }
         rssAt[k] = process.memoryUsage().rss;
+        if (k === snapshotStage) console.log(`  heap snapshot when all ${k} (V8 heap ${mb(process.memoryUsage().heapUsed)} MB in use): ${writeHeapSnapshot()}`);
       }
     }
     if (traceMs > 0 && at * 1000 >= traceAt) {
