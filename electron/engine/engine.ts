@@ -18,7 +18,7 @@ import type { FileRow, FileState, FolderRow, ServiceKey, Store } from './store/i
 import { BatchPlanner, type BatchFile } from './watch/batcher.js';
 import { scanFolder } from './watch/scan.js';
 import { createFilter } from './watch/ignore.js';
-import { FolderWatcher, type StableFile } from './watch/watcher.js';
+import { FolderWatcher } from './watch/watcher.js';
 import { Fifo } from './pipeline/fifo.js';
 import { notRegular } from './watch/file-kind.js';
 import { canSeeWriters, openForWriting } from './watch/writers.js';
@@ -78,8 +78,12 @@ interface FolderLoop {
   timer?: NodeJS.Timeout;
   /** When `timer` fires (performance.now() time). */
   timerAt?: number;
-  /** Stable files reported by the watcher, waiting to be taken in (takeIn). */
-  waiting: Fifo<StableFile>;
+  /**
+   * The paths of stable files reported by the watcher, waiting to be taken in (takeIn), each with its
+   * version taken from the watcher when its turn comes: a path is the watcher's own string, where an
+   * object per waiting file was 100 bytes more each in a drop of 50,000.
+   */
+  waiting: Fifo<string>;
   /** Workers taking them in now. */
   takers: number;
 }
@@ -361,7 +365,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       else if ((f.state === 'stable' || f.state === 'queued') && f.batchId === null) this.plan(loop, f);
     }
     watcher.on('stable', (obs) => {
-      loop.waiting.push(obs);
+      loop.waiting.push(obs.path);
       this.takeIn(loop);
     });
     watcher.on('error', (e) => log(this.ctx, 'warn', `${settings.path}: ${e.message}`));
@@ -395,8 +399,10 @@ export class Engine extends EventEmitter<EngineEvents> {
       loop.takers++;
       this.task(async () => {
         try {
-          for (let obs = loop.waiting.shift(); obs && current(); obs = loop.waiting.shift()) {
-            const seen = obs;
+          for (let p = loop.waiting.shift(); p !== undefined && current(); p = loop.waiting.shift()) {
+            // Changed since (reported again once settled) or gone: nothing to take in now.
+            const seen = loop.watcher.reported(p);
+            if (!seen) continue;
             try {
               const f = await this.intakeSlots.run(async () => (current() ? intake(this.ctx, loop.row.id, loop.settings, seen, unreadable) : null));
               if (f && current()) await this.admitted(loop, f);

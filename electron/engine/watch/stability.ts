@@ -30,13 +30,25 @@ interface Tracked {
 export const sameVersion = (a: { size: number; mtimeMs: number }, b: { size: number; mtimeMs: number }): boolean =>
   a.size === b.size && a.mtimeMs === b.mtimeMs;
 
+/** Slots of the reported versions' table: size, mtimeMs. */
+const SLOT = 2;
+
 export class StabilityTracker {
-  private readonly files = new Map<string, Tracked>();
   /**
-   * The paths not yet reported: what the per-look questions below go over. A folder that keeps
-   * 50,000 files it reported long ago is not walked whole on every look at a new one.
+   * The paths not yet reported (settling): what the per-look questions below go over. A folder that
+   * keeps 50,000 files it reported long ago is not walked whole on every look at a new one.
    */
   private readonly settling = new Map<string, Tracked>();
+  /**
+   * The reported versions, compactly: path -> slot of `versions` (size, mtimeMs). An object per
+   * reported file (and a boxed number for each of its four times) was 250 bytes a file, what a
+   * folder of 50,000 kept for as long as it was watched (heap snapshot, issue 14); this is about 140,
+   * most of it the path.
+   */
+  private readonly reported = new Map<string, number>();
+  private versions = new Float64Array(SLOT * 1024);
+  private readonly freeSlots: number[] = [];
+  private usedSlots = 0;
 
   /** Set only when shorter than the threshold. */
   readonly quickMs: number | undefined;
@@ -51,27 +63,34 @@ export class StabilityTracker {
 
   /** Record one observation made at `now`. Returns true when it is a new or changed version. */
   observe(obs: FileObservation, now: number): boolean {
-    const t = this.files.get(obs.path);
+    const t = this.settling.get(obs.path);
     if (t && sameVersion(t, obs)) {
       if (now > t.lastSeen) t.lastSeen = now;
       return false;
     }
-    const fresh: Tracked = { size: obs.size, mtimeMs: obs.mtimeMs, since: now, lastSeen: now, quick: 'ask', askAt: now + (this.quickMs ?? 0) };
-    this.files.set(obs.path, fresh);
-    this.settling.set(obs.path, fresh);
+    if (!t) {
+      const slot = this.reported.get(obs.path);
+      if (slot !== undefined) {
+        if (this.versions[slot * SLOT] === obs.size && this.versions[slot * SLOT + 1] === obs.mtimeMs) return false;
+        this.unreport(obs.path, slot);
+      }
+    }
+    this.settling.set(obs.path, this.fresh(obs, now));
     return true;
   }
 
   /** The file is gone (or no longer a candidate). Returns true when it was tracked. */
   forget(path: string): boolean {
-    this.settling.delete(path);
-    return this.files.delete(path);
+    const slot = this.reported.get(path);
+    if (slot !== undefined) this.unreport(path, slot);
+    return this.settling.delete(path) || slot !== undefined;
   }
 
   /** Forget every tracked path starting with `prefix` (the files of a folder that went away); returns them. */
   forgetUnder(prefix: string): string[] {
     const gone: string[] = [];
-    for (const p of this.files.keys()) if (p.startsWith(prefix)) gone.push(p);
+    for (const p of this.settling.keys()) if (p.startsWith(prefix)) gone.push(p);
+    for (const p of this.reported.keys()) if (p.startsWith(prefix)) gone.push(p);
     for (const p of gone) this.forget(p);
     return gone;
   }
@@ -87,7 +106,8 @@ export class StabilityTracker {
       this.observe(e, now);
     }
     const removed: string[] = [];
-    for (const p of this.files.keys()) if (!seen.has(p)) removed.push(p);
+    for (const p of this.settling.keys()) if (!seen.has(p)) removed.push(p);
+    for (const p of this.reported.keys()) if (!seen.has(p)) removed.push(p);
     for (const p of removed) this.forget(p);
     return removed;
   }
@@ -98,10 +118,17 @@ export class StabilityTracker {
     for (const [path, t] of this.settling) {
       if (t.quick === 'yes' || t.lastSeen - t.since >= this.thresholdMs) {
         this.settling.delete(path); // (deleting the entry being visited is safe for a Map)
+        this.report(path, t.size, t.mtimeMs);
         out.push({ path, size: t.size, mtimeMs: t.mtimeMs });
       }
     }
     return out;
+  }
+
+  /** The version reported for `path`, while it is the one on record (undefined: not reported, settling again, or forgotten). */
+  reportedVersion(path: string): FileObservation | undefined {
+    const slot = this.reported.get(path);
+    return slot === undefined ? undefined : { path, size: this.versions[slot * SLOT] as number, mtimeMs: this.versions[slot * SLOT + 1] as number };
   }
 
   /** Paths not yet reported (still settling), for a targeted re-look. */
@@ -121,7 +148,7 @@ export class StabilityTracker {
 
   /** No program has this version open for writing: it is stable (reported by the next takeStable). */
   settle(path: string): void {
-    const t = this.files.get(path);
+    const t = this.settling.get(path);
     if (t && t.quick === 'ask') t.quick = 'yes';
   }
 
@@ -131,7 +158,7 @@ export class StabilityTracker {
    * user's file): it waits for the threshold.
    */
   refuseQuick(path: string, now: number, never = false): void {
-    const t = this.files.get(path);
+    const t = this.settling.get(path);
     if (!t || t.quick !== 'ask') return;
     if (never || this.quickMs === undefined) t.quick = 'never';
     else t.askAt = now + this.quickMs;
@@ -150,18 +177,53 @@ export class StabilityTracker {
 
   /** Mark a path as not reported, so its current version is reported again once re-proven (a re-queue). */
   requeue(path: string, now: number): void {
-    const t = this.files.get(path);
-    if (!t) return;
-    Object.assign(t, { since: now, lastSeen: now, quick: 'ask', askAt: now + (this.quickMs ?? 0) });
-    this.settling.set(path, t);
+    const t = this.settling.get(path);
+    if (t) {
+      Object.assign(t, { since: now, lastSeen: now, quick: 'ask', askAt: now + (this.quickMs ?? 0) });
+      return;
+    }
+    const v = this.reportedVersion(path);
+    if (!v) return;
+    this.unreport(path, this.reported.get(path) as number);
+    this.settling.set(path, this.fresh(v, now));
   }
 
   has(path: string): boolean {
-    return this.files.has(path);
+    return this.settling.has(path) || this.reported.has(path);
   }
 
   get size(): number {
-    return this.files.size;
+    return this.settling.size + this.reported.size;
+  }
+
+  private fresh(v: { size: number; mtimeMs: number }, now: number): Tracked {
+    return { size: v.size, mtimeMs: v.mtimeMs, since: now, lastSeen: now, quick: 'ask', askAt: now + (this.quickMs ?? 0) };
+  }
+
+  private report(path: string, size: number, mtimeMs: number): void {
+    let slot = this.freeSlots.pop();
+    if (slot === undefined) {
+      slot = this.usedSlots++;
+      if (slot * SLOT >= this.versions.length) {
+        const grown = new Float64Array(this.versions.length * 2);
+        grown.set(this.versions);
+        this.versions = grown;
+      }
+    }
+    this.versions[slot * SLOT] = size;
+    this.versions[slot * SLOT + 1] = mtimeMs;
+    this.reported.set(path, slot);
+  }
+
+  private unreport(path: string, slot: number): void {
+    this.reported.delete(path);
+    this.freeSlots.push(slot);
+    // All free and many: start over small (a folder emptied of 50,000 files keeps no 800 KB table).
+    if (this.reported.size === 0 && this.usedSlots > 1024) {
+      this.freeSlots.length = 0;
+      this.usedSlots = 0;
+      this.versions = new Float64Array(SLOT * 1024);
+    }
   }
 }
 

@@ -148,6 +148,20 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
     this.tracker.forget(path);
   }
 
+  /**
+   * The version last reported for `path`, while it is still the one on record: undefined once the
+   * file changed (it is reported again when it settles) or went away. A consumer that keeps only the
+   * paths of what waits (a drop of 50,000 files) takes each one's version here when its turn comes.
+   */
+  reported(p: string): StableFile | undefined {
+    const v = this.tracker.reportedVersion(p);
+    return v && { path: v.path, size: v.size, mtimeMs: v.mtimeMs, rel: this.relOf(p) };
+  }
+
+  private relOf(abs: string): string {
+    return path.relative(this.root, abs).split(path.sep).join('/');
+  }
+
   /** Number of files tracked (settling or already reported). */
   get tracked(): number {
     return this.tracker.size;
@@ -338,7 +352,7 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
   private report(): void {
     if (this.state !== 'running') return;
     for (const obs of this.tracker.takeStable()) {
-      const rel = path.relative(this.root, obs.path).split(path.sep).join('/');
+      const rel = this.relOf(obs.path);
       // A literal of one shape, not `{ ...obs, rel }`: V8 gave each such copy a hidden class of its
       // own (a heap snapshot at 50,000 waiting files: 16,368 objects, 16,368 maps and descriptor arrays).
       this.emit('stable', { path: obs.path, size: obs.size, mtimeMs: obs.mtimeMs, rel });

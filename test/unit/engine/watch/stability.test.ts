@@ -98,6 +98,63 @@ describe('StabilityTracker (pure)', () => {
   });
 });
 
+describe('StabilityTracker: reported versions', () => {
+  it('reportedVersion gives the version on record, and nothing once it settles again or is forgotten', () => {
+    const t = new StabilityTracker(10);
+    t.observe(obs('/a', 1, 5.25), 0);
+    expect(t.reportedVersion('/a')).toBeUndefined(); // settling
+    t.observe(obs('/a', 1, 5.25), 10);
+    t.takeStable();
+    expect(t.reportedVersion('/a')).toEqual(obs('/a', 1, 5.25));
+    t.observe(obs('/a', 2, 5.25), 20);
+    expect(t.reportedVersion('/a')).toBeUndefined();
+    t.observe(obs('/a', 2, 5.25), 30);
+    t.takeStable();
+    expect(t.reportedVersion('/a')).toEqual(obs('/a', 2, 5.25));
+    t.forget('/a');
+    expect([t.reportedVersion('/a'), t.has('/a'), t.size]).toEqual([undefined, false, 0]);
+  });
+  it('keeps every reported version exact across many files, forgotten and new ones reusing their room', () => {
+    const t = new StabilityTracker(0);
+    const size = (i: number): number => i * 7919 + 2 ** 40; // beyond 32 bits
+    const mtime = (i: number): number => 1.7e12 + i + 0.123;
+    for (let i = 0; i < 5000; i++) t.observe(obs(`/f/${i}`, size(i), mtime(i)), 0);
+    expect(t.takeStable()).toHaveLength(5000);
+    for (let i = 0; i < 5000; i += 2) t.forget(`/f/${i}`);
+    for (let i = 5000; i < 7500; i++) t.observe(obs(`/f/${i}`, size(i), mtime(i)), 1);
+    expect(t.takeStable()).toHaveLength(2500);
+    expect(t.size).toBe(5000);
+    for (let i = 1; i < 7500; i += i < 5000 ? 2 : 1) expect(t.reportedVersion(`/f/${i}`)).toEqual(obs(`/f/${i}`, size(i), mtime(i)));
+    // Seen again unchanged: still reported, nothing to settle.
+    for (let i = 1; i < 5000; i += 2) expect(t.observe(obs(`/f/${i}`, size(i), mtime(i)), 2)).toBe(false);
+    expect(t.unsettled()).toEqual([]);
+  });
+  it('a requeued reported file settles again from its recorded version', () => {
+    const t = new StabilityTracker(10);
+    t.observe(obs('/a', 3, 9.5), 0);
+    t.observe(obs('/a', 3, 9.5), 10);
+    t.takeStable();
+    t.requeue('/a', 20);
+    expect([t.reportedVersion('/a'), t.unsettled()]).toEqual([undefined, ['/a']]);
+    t.observe(obs('/a', 3, 9.5), 30);
+    expect(t.takeStable()).toEqual([obs('/a', 3, 9.5)]);
+  });
+  it('observeScan and forgetUnder reach reported and settling files alike', () => {
+    const t = new StabilityTracker(10);
+    t.observe(obs('/in/old', 1), 0);
+    t.observe(obs('/in/old', 1), 10);
+    t.takeStable();
+    t.observe(obs('/in/new', 1), 10);
+    expect(t.forgetUnder('/in/').sort()).toEqual(['/in/new', '/in/old']);
+    t.observe(obs('/a', 1), 0);
+    t.observe(obs('/a', 1), 10);
+    t.takeStable();
+    t.observe(obs('/b', 1), 10);
+    expect(t.observeScan([], 20).sort()).toEqual(['/a', '/b']);
+    expect(t.size).toBe(0);
+  });
+});
+
 describe('a real file still being written', () => {
   let dir: string;
   beforeAll(async () => {

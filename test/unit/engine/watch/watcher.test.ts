@@ -303,3 +303,22 @@ describe('what a big drop keeps in memory', () => {
     expect(got.filter((f) => !sameMap(f, got[0]!))).toEqual([]);
   });
 });
+
+describe('FolderWatcher.reported', () => {
+  it('gives the version reported while it is still the one on record, nothing once it changed or went away', async () => {
+    const { w, stable, started } = start();
+    await started;
+    const file = path.join(dir, 'a.pdf');
+    await writeFile(file, 'one');
+    await until(() => stable.length === 1);
+    expect(w.reported(file)).toMatchObject({ path: file, rel: 'a.pdf', size: 3, mtimeMs: stable[0]!.mtimeMs });
+    await appendFile(file, ' and two');
+    await w.requestFullScan();
+    expect(w.reported(file)).toBeUndefined(); // settling again: the waiting path is skipped
+    await until(() => stable.length === 2);
+    expect(w.reported(file)).toMatchObject({ size: 11 });
+    await rm(file);
+    await w.requestFullScan();
+    expect(w.reported(file)).toBeUndefined();
+  });
+});
