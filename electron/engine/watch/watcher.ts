@@ -217,15 +217,28 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
         this.hints.clear();
         this.dueCheck = false;
         await this.fullScan();
-      } else {
-        const paths = new Set(this.hints);
-        this.hints.clear();
-        if (this.dueCheck) for (const p of this.tracker.unsettled()) paths.add(p);
-        this.dueCheck = false;
-        await this.targeted([...paths]);
+        await this.quickCheck();
+        this.report();
+        continue;
       }
-      await this.quickCheck();
-      this.report();
+      // Hinted paths are at most maxTargetedPaths (more make a full scan); the settling ones may be
+      // a whole drop. They are looked at LOOK_CHUNK at a time, each part's stable files reported
+      // before the next is looked at: a re-look of 50,000 held an answer for each at once, and the
+      // first of them waited for the last.
+      const list = [...this.hints];
+      this.hints.clear();
+      if (this.dueCheck) {
+        const hinted = new Set(list);
+        for (const p of this.tracker.unsettled()) if (!hinted.has(p)) list.push(p);
+      }
+      this.dueCheck = false;
+      let i = 0;
+      do {
+        await this.targeted(list.slice(i, i + LOOK_CHUNK));
+        await this.quickCheck();
+        this.report();
+        i += LOOK_CHUNK;
+      } while (i < list.length && this.state === 'running');
     }
   }
 
@@ -332,19 +345,25 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
 
   /** Files held unchanged over the quick period: stable now if no program writes them, else they wait for the threshold. */
   private async quickCheck(): Promise<void> {
-    const ask = this.tracker.quickCandidates();
-    if (ask.length === 0 || !this.opts.quickStable) return;
-    let open: Map<string, boolean>;
-    try {
-      open = await this.opts.quickStable.writers(ask);
-    } catch {
-      open = new Map();
-    }
-    const now = this.now();
-    for (const p of ask) {
-      const writing = open.get(p);
-      if (writing === false) this.tracker.settle(p);
-      else this.tracker.refuseQuick(p, now, writing === undefined);
+    const candidates = this.tracker.quickCandidates();
+    if (candidates.length === 0 || !this.opts.quickStable) return;
+    // LOOK_CHUNK at a time (each a look at every process's open files), the settled ones of each
+    // part reported before the next is asked about: no map of 50,000 answers at once.
+    for (let i = 0; i < candidates.length && this.state === 'running'; i += LOOK_CHUNK) {
+      if (i > 0) this.report();
+      const ask = candidates.slice(i, i + LOOK_CHUNK);
+      let open: Map<string, boolean>;
+      try {
+        open = await this.opts.quickStable.writers(ask);
+      } catch {
+        open = new Map();
+      }
+      const now = this.now();
+      for (const p of ask) {
+        const writing = open.get(p);
+        if (writing === false) this.tracker.settle(p);
+        else this.tracker.refuseQuick(p, now, writing === undefined);
+      }
     }
   }
 
@@ -368,6 +387,9 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
     }, Math.max(MIN_TIMER_MS, Math.ceil(due - this.now()) + 2));
   }
 }
+
+/** Paths re-looked at (and asked about open writers) in one part, their stable files reported before the next part. */
+const LOOK_CHUNK = 2048;
 
 /** Paths looked at at once by a targeted re-look (the rest wait their turn). */
 const LOOKS_AT_ONCE = 256;

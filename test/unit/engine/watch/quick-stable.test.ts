@@ -178,6 +178,30 @@ describe.skipIf(!canSeeWriters)('FolderWatcher with the quick rule (real folder,
     ]);
   });
 
+  it('a drop larger than a look part (2,048) is asked about part by part, the first part reported before the last is asked', async () => {
+    const files = Array.from({ length: 5000 }, (_, i) => path.join(dir, `scan-${String(i).padStart(4, '0')}.tif`));
+    for (let i = 0; i < files.length; i += 250) await Promise.all(files.slice(i, i + 250).map((f) => writeFile(f, 'page')));
+    const held = files[4321] as string;
+    const scanner = await holdOpen(held, 'a');
+    children.push(scanner.child);
+    const stable: StableFile[] = [];
+    const asked: { paths: number; reportedBefore: number }[] = [];
+    const writers = (paths: readonly string[]): Promise<Map<string, boolean>> => {
+      asked.push({ paths: paths.length, reportedBefore: stable.length });
+      return openForWriting(paths);
+    };
+    const w = new FolderWatcher({ path: dir, recursive: true, stabilityMs: 3_600_000, rescanIntervalMs: 3_600_000, nativeHints: false, quickStable: { ms: 100, writers } });
+    watcher = w;
+    w.on('stable', (f) => stable.push(f));
+    await w.start();
+    await until(() => stable.length >= 4999, 20_000);
+    expect(stable.length).toBe(4999);
+    expect(stable.some((f) => f.path === held)).toBe(false);
+    expect(Math.max(...asked.map((a) => a.paths))).toBeLessThanOrEqual(2048);
+    expect(asked.reduce((n, a) => n + a.paths, 0)).toBeGreaterThanOrEqual(5000);
+    expect(asked.at(-1)!.reportedBefore).toBeGreaterThan(0);
+  });
+
   it('without the quick rule (a polled folder) the same closed file waits for the threshold', async () => {
     const w = new FolderWatcher({ path: dir, recursive: true, stabilityMs: 1500, rescanIntervalMs: 3_600_000, hintDebounceMs: 30, polling: { enabled: true, intervalMs: 100 } });
     watcher = w;
