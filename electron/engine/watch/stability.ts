@@ -25,13 +25,15 @@ interface Tracked {
   /** The quick rule for this version: to be asked (at `askAt`, in a fresh look), proven stable, or not for it (nobody can tell). */
   quick: 'ask' | 'yes' | 'never';
   askAt: number;
+  /** The last full scan that saw it (beginScan's count). */
+  scan: number;
 }
 
 export const sameVersion = (a: { size: number; mtimeMs: number }, b: { size: number; mtimeMs: number }): boolean =>
   a.size === b.size && a.mtimeMs === b.mtimeMs;
 
-/** Slots of the reported versions' table: size, mtimeMs. */
-const SLOT = 2;
+/** Slots of the reported versions' table: size, mtimeMs, the last full scan that saw it. */
+const SLOT = 3;
 
 export class StabilityTracker {
   /**
@@ -49,6 +51,8 @@ export class StabilityTracker {
   private versions = new Float64Array(SLOT * 1024);
   private readonly freeSlots: number[] = [];
   private usedSlots = 0;
+  /** Full scans begun: what each entry's mark is compared with at the end of one. */
+  private scans = 0;
 
   /** Set only when shorter than the threshold. */
   readonly quickMs: number | undefined;
@@ -66,12 +70,16 @@ export class StabilityTracker {
     const t = this.settling.get(obs.path);
     if (t && sameVersion(t, obs)) {
       if (now > t.lastSeen) t.lastSeen = now;
+      t.scan = this.scans;
       return false;
     }
     if (!t) {
       const slot = this.reported.get(obs.path);
       if (slot !== undefined) {
-        if (this.versions[slot * SLOT] === obs.size && this.versions[slot * SLOT + 1] === obs.mtimeMs) return false;
+        if (this.versions[slot * SLOT] === obs.size && this.versions[slot * SLOT + 1] === obs.mtimeMs) {
+          this.versions[slot * SLOT + 2] = this.scans;
+          return false;
+        }
         this.unreport(obs.path, slot);
       }
     }
@@ -100,14 +108,25 @@ export class StabilityTracker {
    * scan is forgotten. Returns the forgotten paths.
    */
   observeScan(entries: Iterable<FileObservation>, now: number): string[] {
-    const seen = new Set<string>();
-    for (const e of entries) {
-      seen.add(e.path);
-      this.observe(e, now);
-    }
+    this.beginScan();
+    for (const e of entries) this.observe(e, now);
+    return this.endScan();
+  }
+
+  /**
+   * A full scan begins: each observation from here on marks its file seen, and endScan forgets the
+   * files not seen (a mark on each entry, not a set of the 50,000 paths a scan saw). A scan that
+   * fails is simply not ended: what it saw counts, nothing is forgotten.
+   */
+  beginScan(): void {
+    this.scans++;
+  }
+
+  /** The full scan begun last is complete: forgets every tracked path it did not see, and returns them. */
+  endScan(): string[] {
     const removed: string[] = [];
-    for (const p of this.settling.keys()) if (!seen.has(p)) removed.push(p);
-    for (const p of this.reported.keys()) if (!seen.has(p)) removed.push(p);
+    for (const [p, t] of this.settling) if (t.scan !== this.scans) removed.push(p);
+    for (const [p, slot] of this.reported) if (this.versions[slot * SLOT + 2] !== this.scans) removed.push(p);
     for (const p of removed) this.forget(p);
     return removed;
   }
@@ -118,7 +137,7 @@ export class StabilityTracker {
     for (const [path, t] of this.settling) {
       if (t.quick === 'yes' || t.lastSeen - t.since >= this.thresholdMs) {
         this.settling.delete(path); // (deleting the entry being visited is safe for a Map)
-        this.report(path, t.size, t.mtimeMs);
+        this.report(path, t.size, t.mtimeMs, t.scan);
         out.push({ path, size: t.size, mtimeMs: t.mtimeMs });
       }
     }
@@ -197,10 +216,10 @@ export class StabilityTracker {
   }
 
   private fresh(v: { size: number; mtimeMs: number }, now: number): Tracked {
-    return { size: v.size, mtimeMs: v.mtimeMs, since: now, lastSeen: now, quick: 'ask', askAt: now + (this.quickMs ?? 0) };
+    return { size: v.size, mtimeMs: v.mtimeMs, since: now, lastSeen: now, quick: 'ask', askAt: now + (this.quickMs ?? 0), scan: this.scans };
   }
 
-  private report(path: string, size: number, mtimeMs: number): void {
+  private report(path: string, size: number, mtimeMs: number, scan: number): void {
     let slot = this.freeSlots.pop();
     if (slot === undefined) {
       slot = this.usedSlots++;
@@ -212,6 +231,7 @@ export class StabilityTracker {
     }
     this.versions[slot * SLOT] = size;
     this.versions[slot * SLOT + 1] = mtimeMs;
+    this.versions[slot * SLOT + 2] = scan;
     this.reported.set(path, slot);
   }
 

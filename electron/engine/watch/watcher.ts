@@ -172,6 +172,9 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
     return this.folderHints?.size ?? 0;
   }
 
+  /** A scan's file, observed as the scan sees it, at that moment (not collected until the scan's end). */
+  private readonly observeNow = (f: FileObservation): void => void this.tracker.observe(f, this.now());
+
   private hintIgnored(p: string): boolean {
     const rel = path.relative(this.root, p);
     if (rel === '' || rel.startsWith('..')) return false;
@@ -244,11 +247,12 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
 
   private async fullScan(): Promise<void> {
     const t0 = this.now();
-    let files;
+    let seen: number;
     let unreadable: string[];
     this.folderHints?.scanStarted();
+    this.tracker.beginScan();
     try {
-      ({ files, unreadable } = await scanFolder(this.root, { recursive: this.opts.recursive, filter: this.filter, onFolder: (d) => this.folderHints?.folder(d) }));
+      ({ seen, unreadable } = await scanFolder(this.root, { recursive: this.opts.recursive, filter: this.filter, onFolder: (d) => this.folderHints?.folder(d), onFile: this.observeNow }));
     } catch (err) {
       // The folder is unreachable (a share went away): keep what is tracked, say why, try again later,
       // with fresh watches (those of a folder that went away hear nothing once it is back).
@@ -259,9 +263,9 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
     if (this.state !== 'running') return;
     this.folderHints?.scanEnded();
     const now = this.now();
-    for (const p of this.tracker.observeScan(files, now)) this.emit('removed', p);
+    for (const p of this.tracker.endScan()) this.emit('removed', p);
     this.setUnreadable(this.root, unreadable);
-    this.emit('scan', { kind: 'full', files: files.length, durationMs: now - t0 });
+    this.emit('scan', { kind: 'full', files: seen, durationMs: now - t0 });
   }
 
   /** `abs` as a folder below the root that is scanned (relative, `/` separators), else undefined. */
@@ -312,17 +316,14 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
     for (const rel of newFolders) {
       // A poller keeps its listing: a folder made again under the same name has a new mtime.
       if (this.folderHints instanceof FolderHints) this.folderHints.forgetTree(path.join(this.root, rel));
-      let files;
       let unreadable: string[];
       try {
-        ({ files, unreadable } = await scanFolder(this.root, { recursive: true, filter: this.filter, under: rel, onFolder: (d) => this.folderHints?.folder(d) }));
+        ({ unreadable } = await scanFolder(this.root, { recursive: true, filter: this.filter, under: rel, onFolder: (d) => this.folderHints?.folder(d), onFile: this.observeNow }));
       } catch (err) {
         this.fail(new Error(`cannot scan ${path.join(this.root, rel)}: ${(err as Error).message}`));
         continue;
       }
       if (this.state !== 'running') return;
-      const at = this.now();
-      for (const f of files) this.tracker.observe(f, at);
       // A folder made readable again (chmod) is announced by an event on it: it is scanned here.
       this.setUnreadable(path.join(this.root, rel), unreadable);
     }

@@ -42,6 +42,12 @@ describe('scanFolder', () => {
     await scanFolder(root, { recursive: true, filter, onFolder: (d) => all.push(path.relative(root, d)) });
     expect(all.sort()).toEqual(['', 'sub', path.join('sub', 'deeper')]); // no dot-folder, no symlinked folder
   });
+  it('onFile: each file handed over as it is seen, none collected; the count still given', async () => {
+    const handed: { rel: string }[] = [];
+    const r = await scanFolder(root, { recursive: true, filter, onFile: (f) => handed.push(f) });
+    expect([rels(handed), r.files, r.seen]).toEqual([['a.pdf', 'sub/c.pdf', 'sub/deeper/d.pdf'], [], 3]);
+    expect((await scanFolder(root, { recursive: true, filter })).seen).toBe(3);
+  });
   it('not recursive: only the top level', async () => {
     const { files } = await scanFolder(root, { recursive: false, filter });
     expect(rels(files)).toEqual(['a.pdf']);

@@ -139,6 +139,24 @@ describe('StabilityTracker: reported versions', () => {
     t.observe(obs('/a', 3, 9.5), 30);
     expect(t.takeStable()).toEqual([obs('/a', 3, 9.5)]);
   });
+  it('a full scan forgets what it did not see; one that failed midway (never ended) forgets nothing', () => {
+    const t = new StabilityTracker(0);
+    for (const p of ['/a', '/b', '/c']) t.observe(obs(p, 1), 0);
+    t.takeStable();
+    t.observe(obs('/d', 1), 1); // settling
+    t.beginScan();
+    t.observe(obs('/a', 1), 2); // the scan broke off here
+    expect(t.size).toBe(4);
+    t.beginScan();
+    t.observe(obs('/b', 1), 3);
+    t.observe(obs('/d', 1), 3);
+    expect(t.endScan().sort()).toEqual(['/a', '/c']);
+    expect([t.has('/b'), t.has('/d'), t.size]).toEqual([true, true, 2]);
+    // A file reported after being seen by a scan keeps that mark.
+    t.takeStable();
+    t.beginScan();
+    expect(t.endScan().sort()).toEqual(['/b', '/d']);
+  });
   it('observeScan and forgetUnder reach reported and settling files alike', () => {
     const t = new StabilityTracker(10);
     t.observe(obs('/in/old', 1), 0);
