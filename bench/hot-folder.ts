@@ -64,7 +64,9 @@ const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(0);
 try {
   const src = join(root, 'src');
   await mkdir(src);
-  const names = Array.from({ length: count }, (_, i) => `scan-${String(i).padStart(5, '0')}.txt`);
+  // Names made when needed, not kept: this process is the engine's, and 50,000 names held for the
+  // whole run were 3.6 MB of its heap (a heap snapshot), counted in the engine's peak.
+  const names = (n: number): string[] => Array.from({ length: n }, (_, i) => `scan-${String(i).padStart(5, '0')}.txt`);
   // Unique content per file (the engine skips duplicates by sha256).
   const content = (n: string): string => `INVOICE\nInvoice Number: ${n}\n${randomBytes(10_200).toString('hex')}`;
   // 32 at a time: one by one, 50,000 files took minutes to write here.
@@ -75,11 +77,11 @@ try {
     };
     await Promise.all(Array.from({ length: 32 }, writer));
   };
-  await writeAll(src, names);
+  await writeAll(src, names(count));
   // The client's own files: the same size, in a folder of their own (the engine's are moved away by the drop).
   const own = join(root, 'client');
   await mkdir(own);
-  const ownNames = names.slice(0, clientCount).map((n) => `client-${n}`);
+  const ownNames = names(clientCount).map((n) => `client-${n}`);
   await writeAll(own, ownNames);
 
   /**
@@ -108,7 +110,7 @@ try {
   if (process.argv.includes('--curl')) {
     const batch = await createBatch(sb.url, 'curl-baseline');
     const script = `curl -sS -o /dev/null -w '%{http_code}\\n' -T "${src}/$1" -H 'Authorization: Bearer ${TOKEN}' '${sb.url}/v2/batches/${batch}/files/'"$1"`;
-    const curl = await timed(() => run('xargs', ['-P', '8', '-n', '1', 'sh', '-c', script, 'sh'], names.join('\n')));
+    const curl = await timed(() => run('xargs', ['-P', '8', '-n', '1', 'sh', '-c', script, 'sh'], names(count).join('\n')));
     if (curl.value.stdout.split('\n').filter((l) => l === '204').length !== count) throw new Error('curl baseline failed');
     curlLine = `  xargs -P 8 curl, upload only:      ${(curl.ms / 1000).toFixed(1)} s = ${rate(count, curl.ms).toFixed(0)} files/s`;
   }
