@@ -54,7 +54,8 @@ import { resolveConfig, type ClientConfig, type ResolvedConfig } from './config.
 import { AttemptRefused, FileChangedError, ServiceError, redact } from './errors.js';
 import { Semaphore } from './limit.js';
 import { BodyPool, getInto } from './raw-get.js';
-import { BodySendError, sendBody } from './raw-upload.js';
+import { sendBody } from './raw-upload.js';
+import { BodySendError } from './request-watch.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Query = Record<string, string | number | boolean | readonly string[] | null | undefined>;

@@ -13,7 +13,7 @@ import { request as httpRequest, type Agent as HttpAgent, type IncomingHttpHeade
 import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
 import type { Readable, Transform } from 'node:stream';
 import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
-import { BodySendError } from './raw-upload.js';
+import { BodySendError, watchRequest } from './request-watch.js';
 
 /**
  * Buffers lent for one body at a time. A buffer is kept when given back unless the pool already
@@ -92,9 +92,6 @@ export function getInto(o: RawGet): Promise<PooledReply> {
       agent: https ? o.agents.https : o.agents.http,
       timeout: o.idleMs,
     });
-    let sent = false;
-    let settled = false;
-    let responseTimer: NodeJS.Timeout | undefined;
     let buf: Buffer | undefined;
     let used = 0;
     let source: Readable | undefined;
@@ -102,28 +99,12 @@ export function getInto(o: RawGet): Promise<PooledReply> {
       if (buf) o.pool.give(buf);
       buf = undefined;
     };
-    const fail = (e: BodySendError): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(responseTimer);
-      o.signal?.removeEventListener('abort', onAbort);
-      req.destroy();
-      source?.destroy();
-      giveBack();
-      reject(e);
-    };
-    const onAbort = (): void => fail(new BodySendError('aborted', undefined, sent, 'cancelled by the caller'));
-    if (o.signal?.aborted) return onAbort();
-    o.signal?.addEventListener('abort', onAbort, { once: true });
+    // A failure also stops the body's source and gives the buffer back.
+    const watch = watchRequest(req, o, () => { source?.destroy(); giveBack(); }, reject);
+    if (watch.settled) return;
+    const { fail } = watch;
 
-    req.on('timeout', () => fail(new BodySendError('timeout', 'ETIMEDOUT', sent, 'timed out (socket idle)')));
-    req.on('error', (e: NodeJS.ErrnoException) => fail(new BodySendError('network', e.code, sent, e.message)));
-    req.on('finish', () => {
-      sent = true;
-      responseTimer = setTimeout(() => fail(new BodySendError('timeout', 'ETIMEDOUT', true, 'timed out (response)')), o.responseMs);
-    });
     req.on('response', (res) => {
-      clearTimeout(responseTimer);
       const length = Number(res.headers['content-length']);
       const known = Number.isSafeInteger(length) && length >= 0;
       const cut = (): void => {
@@ -133,7 +114,7 @@ export function getInto(o: RawGet): Promise<PooledReply> {
       // An identity body is read straight into a buffer of its announced length.
       buf = o.pool.take(known ? length : 0);
       const append = (c: Buffer): void => {
-        if (settled || !buf) return;
+        if (watch.settled || !buf) return;
         if (used + c.length > buf.length) {
           const bigger = o.pool.take(Math.max(buf.length * 2, used + c.length));
           buf.copy(bigger, 0, 0, used);
@@ -143,10 +124,9 @@ export function getInto(o: RawGet): Promise<PooledReply> {
         used += c.copy(buf, used);
       };
       const done = (): void => {
-        if (settled) return;
+        if (watch.settled) return;
         if (source === res && known && used !== length) return cut();
-        settled = true;
-        o.signal?.removeEventListener('abort', onAbort);
+        watch.settle();
         let lent: Buffer | undefined = buf;
         buf = undefined;
         resolve({

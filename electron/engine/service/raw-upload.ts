@@ -8,24 +8,12 @@ import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import { AttemptRefused, FileChangedError } from './errors.js';
 import { FileSlice } from './file-slice.js';
+import { BodySendError, watchRequest } from './request-watch.js';
 
 export interface RawReply {
   statusCode: number;
   headers: IncomingHttpHeaders;
   body: Buffer;
-}
-
-/** A failed send; `sent` tells whether the whole request had reached the network. */
-export class BodySendError extends Error {
-  override name = 'BodySendError';
-  constructor(
-    readonly kind: 'network' | 'timeout' | 'aborted' | 'file-changed',
-    readonly code: string | undefined,
-    readonly sent: boolean,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 export interface RawSend {
@@ -51,37 +39,17 @@ export function sendBody(o: RawSend): Promise<RawReply> {
       agent: https ? o.agents.https : o.agents.http,
       timeout: o.idleMs,
     });
-    let sent = false;
-    let settled = false;
-    let responseTimer: NodeJS.Timeout | undefined;
-    const fail = (e: BodySendError | AttemptRefused): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(responseTimer);
-      o.signal?.removeEventListener('abort', onAbort);
-      req.destroy();
-      o.body.destroy();
-      reject(e);
-    };
-    const onAbort = (): void => fail(new BodySendError('aborted', undefined, sent, 'cancelled by the caller'));
-    if (o.signal?.aborted) return onAbort();
-    o.signal?.addEventListener('abort', onAbort, { once: true });
+    const watch = watchRequest(req, o, () => o.body.destroy(), reject);
+    if (watch.settled) return;
+    const { fail } = watch;
 
-    req.on('timeout', () => fail(new BodySendError('timeout', 'ETIMEDOUT', sent, 'timed out (socket idle)')));
-    req.on('error', (e: NodeJS.ErrnoException) => fail(new BodySendError('network', e.code, sent, e.message)));
-    req.on('finish', () => {
-      sent = true;
-      responseTimer = setTimeout(() => fail(new BodySendError('timeout', 'ETIMEDOUT', true, 'timed out (response)')), o.responseMs);
-    });
     req.on('response', (res) => {
-      clearTimeout(responseTimer);
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', (e: NodeJS.ErrnoException) => fail(new BodySendError('network', e.code, true, e.message)));
       res.on('end', () => {
-        if (settled) return;
-        settled = true;
-        o.signal?.removeEventListener('abort', onAbort);
+        if (watch.settled) return;
+        watch.settle();
         resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
       });
     });

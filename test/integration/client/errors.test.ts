@@ -4,67 +4,52 @@
  * the scripted server (wire-server.ts); the rest from the sandbox.
  */
 import { inspect } from 'node:util';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ServiceClient, ServiceError, type ClientConfig, type RetryEvent } from '../../../electron/engine/service/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServiceClient, ServiceError, type ClientConfig } from '../../../electron/engine/service/index.js';
 import { clientEnv, failure, type ClientEnv } from './env.js';
-import { json, wireServer, type WireServer } from './wire-server.js';
+import { json, wireClients } from './wire-server.js';
 
 const TOKEN = 'tok-SECRET-42';
-let srv: WireServer;
 let env: ClientEnv;
-const clients: ServiceClient[] = [];
-let retries: RetryEvent[];
 
 beforeAll(async () => {
   env = await clientEnv();
 });
 afterAll(() => env.close());
-beforeEach(async () => {
-  srv = await wireServer();
-  retries = [];
-});
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  await srv.close();
-});
-
-function client(extra: Partial<ClientConfig> = {}): ServiceClient {
-  const c = new ServiceClient({ baseUrl: srv.url, token: TOKEN, retry: { limit: 1, baseDelayMs: 1, maxDelayMs: 2 }, onRetry: (e) => retries.push(e), ...extra });
-  clients.push(c);
-  return c;
-}
+const wire = wireClients({ token: TOKEN, retry: { limit: 1, baseDelayMs: 1, maxDelayMs: 2 } });
+const { client } = wire;
 
 describe("a 200 whose body is not the expected JSON is a 'bad-response' error", () => {
   it('an HTML page (a proxy or portal) instead of JSON: clear message, not retried', async () => {
-    srv.route('GET /v2/batches/7', (_q, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in to the Wi-Fi</body></html>'));
+    wire.srv.route('GET /v2/batches/7', (_q, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in to the Wi-Fi</body></html>'));
     const e = await failure(() => client().getBatch(7));
     expect(e).toBeInstanceOf(ServiceError);
     expect(e).toMatchObject({ kind: 'bad-response', status: 200, operation: 'getBatch', retryable: false });
     expect(e.message).toMatch(/answered 200 but the body is not JSON \(text\/html\): "<html><body>Sign in/);
-    expect(srv.seen).toHaveLength(1);
+    expect(wire.srv.seen).toHaveLength(1);
   });
 
   it('an empty body where JSON is expected', async () => {
-    srv.route('POST /v2/batches', (_q, res) => res.writeHead(200).end());
+    wire.srv.route('POST /v2/batches', (_q, res) => res.writeHead(200).end());
     expect((await failure(() => client().createBatch({ name: 'x' }))).message).toMatch(/not JSON .*an empty body/);
   });
 
   it('JSON of the wrong shape names what is missing', async () => {
-    srv.route('POST /v2/batches', (_q, res) => json(res, 200, { batch: 3 }));
+    wire.srv.route('POST /v2/batches', (_q, res) => json(res, 200, { batch: 3 }));
     const e = await failure(() => client().createBatch({ name: 'x' }));
     expect(e).toMatchObject({ kind: 'bad-response', operation: 'createBatch' });
     expect(e.message).toMatch(/unexpected shape: create batch response: "id" \(integer\) is missing/);
   });
 
   it('a job state outside the spec is a bad response, a lower-case one is read', async () => {
-    srv.route('GET /v2/jobs/a', (_q, res) => json(res, 200, { state: 'complete', message: 'ok' }));
-    srv.route('GET /v2/jobs/b', (_q, res) => json(res, 200, { state: 'EXPLODED' }));
+    wire.srv.route('GET /v2/jobs/a', (_q, res) => json(res, 200, { state: 'complete', message: 'ok' }));
+    wire.srv.route('GET /v2/jobs/b', (_q, res) => json(res, 200, { state: 'EXPLODED' }));
     expect(await client().getJob('a')).toEqual({ state: 'COMPLETE', message: 'ok', extra: {} });
     expect((await failure(() => client().getJob('b'))).message).toMatch(/job state "EXPLODED" is not one of/);
   });
 
   it('a results page that says has_more but holds no files stops the iterator instead of looping', async () => {
-    srv.route('GET /v2/apps/runs/r1/results', (_q, res) => json(res, 200, { id: 'r1', status: 'COMPLETE', files: [], has_more: true }));
+    wire.srv.route('GET /v2/apps/runs/r1/results', (_q, res) => json(res, 200, { id: 'r1', status: 'COMPLETE', files: [], has_more: true }));
     const e = await failure(async () => {
       for await (const p of client().iterateResults('r1')) expect(p.page.files).toEqual([]);
     });
@@ -74,11 +59,11 @@ describe("a 200 whose body is not the expected JSON is a 'bad-response' error", 
 
 describe('the token never appears in errors or retry events', () => {
   it('a server that echoes the credential: redacted in the message, the retry reasons and every rendering of the error', async () => {
-    srv.route('GET /v2/batches/1', (req, res) => json(res, 500, { message: `rejected credential ${req.headers.authorization}` }));
+    wire.srv.route('GET /v2/batches/1', (req, res) => json(res, 500, { message: `rejected credential ${req.headers.authorization}` }));
     const e = await failure(() => client().getBatch(1));
     expect(e.message).toBe('rejected credential Bearer ***');
-    expect(retries.length).toBe(1);
-    for (const text of [e.message, String(e), (e as unknown as ServiceError).describe(), e.stack ?? '', inspect(e, { depth: 10, showHidden: true }), JSON.stringify(e), JSON.stringify(retries)]) {
+    expect(wire.retries.length).toBe(1);
+    for (const text of [e.message, String(e), (e as unknown as ServiceError).describe(), e.stack ?? '', inspect(e, { depth: 10, showHidden: true }), JSON.stringify(e), JSON.stringify(wire.retries)]) {
       expect(text).not.toContain(TOKEN);
     }
   });
@@ -100,22 +85,22 @@ describe('the token never appears in errors or retry events', () => {
 
 describe('timeouts, refusals and cancellation', () => {
   it('no answer within responseMs: kind timeout, retried, retryable', async () => {
-    srv.route('GET /v2/batches/1', () => undefined);
+    wire.srv.route('GET /v2/batches/1', () => undefined);
     const e = await failure(() => client({ timeouts: { responseMs: 100 } }).getBatch(1));
     expect(e).toMatchObject({ kind: 'timeout', code: 'ETIMEDOUT', retryable: true, attempts: 2, mayHaveTakenEffect: true });
   });
 
   it('a create that times out after sending is ambiguous (and the search for it times out too)', async () => {
-    srv.route('POST /v2/batches', () => undefined);
-    srv.route('GET /v2/batches', () => undefined);
+    wire.srv.route('POST /v2/batches', () => undefined);
+    wire.srv.route('GET /v2/batches', () => undefined);
     const e = await failure(() => client({ timeouts: { responseMs: 80 } }).createBatch({ name: 'x' }));
     expect(e).toMatchObject({ kind: 'ambiguous', operation: 'createBatch' });
     expect(e.message).toMatch(/answer timed out.*looking for batch named "x".*failed too/);
-    expect(srv.seen.filter((s) => s.method === 'POST')).toHaveLength(1);
+    expect(wire.srv.seen.filter((s) => s.method === 'POST')).toHaveLength(1);
   });
 
   it('an AbortSignal ends a call in flight at once with kind aborted', async () => {
-    srv.route('GET /v2/batches/1', () => undefined);
+    wire.srv.route('GET /v2/batches/1', () => undefined);
     const ctl = new AbortController();
     setTimeout(() => ctl.abort(), 50);
     const t0 = Date.now();
@@ -125,10 +110,10 @@ describe('timeouts, refusals and cancellation', () => {
   });
 
   it('an already aborted signal makes no request', async () => {
-    srv.route('GET /v2/batches/1', (_q, res) => json(res, 200, { id: 1, name: 'b' }));
+    wire.srv.route('GET /v2/batches/1', (_q, res) => json(res, 200, { id: 1, name: 'b' }));
     const e = await failure(() => client().getBatch(1, { signal: AbortSignal.abort() }));
     expect(e).toMatchObject({ kind: 'aborted' });
-    expect(srv.seen).toHaveLength(0);
+    expect(wire.srv.seen).toHaveLength(0);
   });
 });
 

@@ -9,31 +9,15 @@ import { Agent as HttpsAgent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BodyPool, getInto } from '../../../electron/engine/service/raw-get.js';
-import { ServiceClient, type RetryEvent } from '../../../electron/engine/service/index.js';
+import { ServiceClient } from '../../../electron/engine/service/index.js';
 import { openStore } from '../../../electron/engine/store/index.js';
 import { failure } from './env.js';
-import { json, wireServer, type WireServer } from './wire-server.js';
+import { json, wireClients } from './wire-server.js';
 
-let srv: WireServer;
-const clients: ServiceClient[] = [];
-let retries: RetryEvent[];
-
-beforeEach(async () => {
-  srv = await wireServer();
-  retries = [];
-});
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  await srv.close();
-});
-
-function client(timeouts?: { idleMs: number; responseMs: number; connectMs: number }): ServiceClient {
-  const c = new ServiceClient({ baseUrl: srv.url, token: 'tok-123', retry: { limit: 3, baseDelayMs: 5, maxDelayMs: 20 }, onRetry: (e) => retries.push(e), ...(timeouts ? { timeouts } : {}) });
-  clients.push(c);
-  return c;
-}
+const wire = wireClients({ token: 'tok-123', retry: { limit: 3, baseDelayMs: 5, maxDelayMs: 20 } });
+const { client } = wire;
 
 /** A results page of `files` files, each with a field of `pad` characters (to make large bodies). */
 const page = (offset: number, files: number, hasMore: boolean, pad = 10) => ({
@@ -55,19 +39,19 @@ async function names(c: ServiceClient): Promise<string[]> {
 
 describe('results pages read into pooled buffers', () => {
   it('sends the token, asks for compression, and reads every page of a run', async () => {
-    srv.route(RESULTS, (q, res) => {
+    wire.srv.route(RESULTS, (q, res) => {
       const at = offsetOf(q.url);
       json(res, 200, page(at, 2, at < 4));
     });
     expect(await names(client())).toEqual(['f0.pdf', 'f1.pdf', 'f2.pdf', 'f3.pdf', 'f4.pdf', 'f5.pdf']);
-    expect(srv.seen.map((s) => offsetOf(s.path))).toEqual([0, 2, 4]);
-    expect(srv.seen[0]?.headers.authorization).toBe('Bearer tok-123');
-    expect(srv.seen[0]?.headers['accept-encoding']).toBe('gzip, deflate, br');
+    expect(wire.srv.seen.map((s) => offsetOf(s.path))).toEqual([0, 2, 4]);
+    expect(wire.srv.seen[0]?.headers.authorization).toBe('Bearer tok-123');
+    expect(wire.srv.seen[0]?.headers['accept-encoding']).toBe('gzip, deflate, br');
   });
 
   it('gzip, deflate (wrapped and raw) and br bodies are decoded; a large one sent in small writes too', async () => {
     const encoders: [string, (b: Buffer) => Buffer][] = [['gzip', gzipSync], ['deflate', deflateSync], ['deflate', deflateRawSync], ['br', brotliCompressSync]];
-    srv.route(RESULTS, (q, res) => {
+    wire.srv.route(RESULTS, (q, res) => {
       const at = offsetOf(q.url);
       const [enc, f] = encoders[at] as [string, (b: Buffer) => Buffer];
       const body = f(Buffer.from(JSON.stringify(page(at, 1, at < 3, 300_000))));
@@ -82,7 +66,7 @@ describe('results pages read into pooled buffers', () => {
   });
 
   it('a chunked body larger than the first buffer, after a longer page: each page whole and nothing of the one before', async () => {
-    srv.route(RESULTS, (q, res) => {
+    wire.srv.route(RESULTS, (q, res) => {
       const at = offsetOf(q.url);
       // Page 0 long (1.2 MB, no length: chunked), page 1 short: read into the same buffer.
       const text = JSON.stringify(page(at, 1, at === 0, at === 0 ? 1_200_000 : 5));
@@ -97,30 +81,30 @@ describe('results pages read into pooled buffers', () => {
   });
 
   it('a 429 with Retry-After is waited for as asked, then the page is read', async () => {
-    srv.route(RESULTS, (_q, res, n) => (n === 1 ? json(res, 429, { message: 'slow down' }, { 'Retry-After': '1' }) : json(res, 200, page(0, 1, false))));
+    wire.srv.route(RESULTS, (_q, res, n) => (n === 1 ? json(res, 429, { message: 'slow down' }, { 'Retry-After': '1' }) : json(res, 200, page(0, 1, false))));
     const t0 = Date.now();
     expect(await names(client())).toEqual(['f0.pdf']);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
-    expect(retries).toEqual([expect.objectContaining({ operation: 'getResults', attempt: 1, delayMs: 1000, status: 429, retryAfter: '1' })]);
+    expect(wire.retries).toEqual([expect.objectContaining({ operation: 'getResults', attempt: 1, delayMs: 1000, status: 429, retryAfter: '1' })]);
   });
 
   it('a 5xx and a reset connection are retried; a 401 is not, and the token echoed in its body is not repeated', async () => {
-    srv.route(RESULTS, (q, res, n) => {
+    wire.srv.route(RESULTS, (q, res, n) => {
       if (n === 1) return json(res, 503, { message: 'busy' });
       if (n === 2) return q.socket.destroy();
       json(res, 200, page(0, 1, false));
     });
     expect(await names(client())).toEqual(['f0.pdf']);
-    expect(retries.map((r) => r.status ?? r.reason.split(':')[0])).toEqual([503, 'network']);
+    expect(wire.retries.map((r) => r.status ?? r.reason.split(':')[0])).toEqual([503, 'network']);
 
-    srv.route(RESULTS, (q, res) => json(res, 401, { message: `bad token ${String(q.headers.authorization)}` }));
+    wire.srv.route(RESULTS, (q, res) => json(res, 401, { message: `bad token ${String(q.headers.authorization)}` }));
     const e = await failure(() => client().getResults('run_1'));
     expect(e).toMatchObject({ kind: 'http', status: 401, attempts: 1 });
     expect(e.message).not.toContain('tok-123');
   });
 
   it('a body cut short on every attempt: a clear network error after the retries, and nothing of that page stored', async () => {
-    srv.route(RESULTS, (q, res) => {
+    wire.srv.route(RESULTS, (q, res) => {
       const at = offsetOf(q.url);
       if (at === 0) return json(res, 200, page(0, 2, true));
       const text = JSON.stringify(page(at, 2, false));
@@ -137,7 +121,7 @@ describe('results pages read into pooled buffers', () => {
       });
       expect(e).toMatchObject({ kind: 'network', code: 'ECONNRESET', attempts: 4, operation: 'getResults' });
       expect(e.message).toMatch(/closed before the whole body arrived/);
-      expect(retries).toHaveLength(3);
+      expect(wire.retries).toHaveLength(3);
       const stored = store.db.prepare('SELECT file_offset AS o FROM result_pages WHERE run_id = ?').all(run) as { o: number }[];
       expect(stored.map((r) => r.o)).toEqual([0]);
     } finally {
@@ -148,36 +132,36 @@ describe('results pages read into pooled buffers', () => {
 
   it('a body cut short once is read whole on the next attempt', async () => {
     const text = JSON.stringify(page(0, 3, false, 100_000));
-    srv.route(RESULTS, (q, res, n) => {
+    wire.srv.route(RESULTS, (q, res, n) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
       if (n === 1) return res.write(text.slice(0, 150_000), () => q.socket.destroy());
       res.end(text);
     });
     const p = await client().getResults('run_1');
     expect(p.rawText).toBe(text);
-    expect(retries).toEqual([expect.objectContaining({ reason: expect.stringMatching(/^network: the connection closed before the whole body arrived \(\d+ of \d+ bytes\)/) })]);
+    expect(wire.retries).toEqual([expect.objectContaining({ reason: expect.stringMatching(/^network: the connection closed before the whole body arrived \(\d+ of \d+ bytes\)/) })]);
   });
 
   it('a gzip body that is not gzip is a clear error, not a page', async () => {
-    srv.route(RESULTS, (_q, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end('{"not":"gzip"}'));
+    wire.srv.route(RESULTS, (_q, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end('{"not":"gzip"}'));
     const e = await failure(() => client().getResults('run_1'));
     expect(e.message).toMatch(/could not be decompressed \(gzip\)/);
   });
 
   it('an answer that goes quiet mid-body times out (socket idle) and is retried', async () => {
     const text = JSON.stringify(page(0, 1, false));
-    srv.route(RESULTS, (_q, res, n) => {
+    wire.srv.route(RESULTS, (_q, res, n) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
       if (n === 1) return void res.write(text.slice(0, 10)); // and nothing more
       res.end(text);
     });
-    const p = await client({ idleMs: 200, responseMs: 2000, connectMs: 2000 }).getResults('run_1');
+    const p = await client({ timeouts: { idleMs: 200, responseMs: 2000, connectMs: 2000 } }).getResults('run_1');
     expect(p.rawText).toBe(text);
-    expect(retries).toEqual([expect.objectContaining({ reason: 'timeout: timed out (socket idle)', code: 'ETIMEDOUT' })]);
+    expect(wire.retries).toEqual([expect.objectContaining({ reason: 'timeout: timed out (socket idle)', code: 'ETIMEDOUT' })]);
   });
 
   it('a cancelled read stops at once with an aborted error', async () => {
-    srv.route(RESULTS, (_q, res) => void res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' }).write('{"id"'));
+    wire.srv.route(RESULTS, (_q, res) => void res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' }).write('{"id"'));
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
     const e = await failure(() => client().getResults('run_1', {}, { signal: ac.signal }));
@@ -187,11 +171,11 @@ describe('results pages read into pooled buffers', () => {
 
 describe('the body pool', () => {
   const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
-  const get = (pool: BodyPool) => getInto({ url: `${srv.url}/p`, headers: {}, agents, pool, idleMs: 5000, responseMs: 5000 });
+  const get = (pool: BodyPool) => getInto({ url: `${wire.srv.url}/p`, headers: {}, agents, pool, idleMs: 5000, responseMs: 5000 });
 
   it('30 pages of 1 MB allocate one buffer, reused (got allocated about three times each page)', async () => {
     const body = Buffer.alloc(1024 * 1024, 'a');
-    srv.route('GET /p', (_q, res) => res.writeHead(200, { 'content-length': String(body.length) }).end(body));
+    wire.srv.route('GET /p', (_q, res) => res.writeHead(200, { 'content-length': String(body.length) }).end(body));
     const pool = new BodyPool();
     for (let i = 0; i < 30; i++) {
       const r = await get(pool);
@@ -203,7 +187,7 @@ describe('the body pool', () => {
 
   it('bodies held at once get buffers of their own; the pool keeps at most `keep`, none over its size cap', async () => {
     const KB64 = 65_536;
-    srv.route('GET /p', (_q, res) => res.writeHead(200, { 'content-length': String(5 * KB64) }).end(Buffer.alloc(5 * KB64, 'b')));
+    wire.srv.route('GET /p', (_q, res) => res.writeHead(200, { 'content-length': String(5 * KB64) }).end(Buffer.alloc(5 * KB64, 'b')));
     const pool = new BodyPool(1, 1024 * 1024);
     const [a, b] = await Promise.all([get(pool), get(pool)]);
     expect(a.body.buffer).not.toBe(b.body.buffer);
@@ -213,7 +197,7 @@ describe('the body pool', () => {
     c.release();
     expect(pool.allocatedBytes).toBe(2 * 7 * KB64); // 5 * 1.25, rounded up to 64 KB: 7
     // A larger page: a larger buffer, over the cap: not kept.
-    srv.route('GET /p', (_q, res) => res.writeHead(200, { 'content-length': String(16 * KB64) }).end(Buffer.alloc(16 * KB64)));
+    wire.srv.route('GET /p', (_q, res) => res.writeHead(200, { 'content-length': String(16 * KB64) }).end(Buffer.alloc(16 * KB64)));
     (await get(pool)).release();
     (await get(pool)).release();
     expect(pool.allocatedBytes).toBe(2 * 7 * KB64 + 2 * 20 * KB64);
@@ -221,7 +205,7 @@ describe('the body pool', () => {
 
   it('a body without a length grows its buffer as it comes; the grown one is what is kept', async () => {
     const body = Buffer.alloc(3 * 1024 * 1024, 'c');
-    srv.route('GET /p', (_q, res) => {
+    wire.srv.route('GET /p', (_q, res) => {
       res.writeHead(200);
       for (let i = 0; i < body.length; i += 100_000) res.write(body.subarray(i, i + 100_000));
       res.end();

@@ -6,6 +6,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterEach, beforeEach } from 'vitest';
+import { ServiceClient, type ClientConfig, type RetryEvent } from '../../../electron/engine/service/index.js';
 
 export interface Seen {
   method: string;
@@ -73,3 +75,39 @@ export async function wireServer(): Promise<WireServer> {
 export const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 };
+
+export interface WireClients {
+  /** This test's server; a test that closes it early puts a new one here (closed after the test). */
+  srv: WireServer;
+  /** The retries this test's clients reported. */
+  retries: RetryEvent[];
+  /** A client of `srv` with the file's token and retries (`extra` over them), closed after the test. */
+  client(extra?: Partial<ClientConfig>): ServiceClient;
+}
+
+/**
+ * The set-up of a test file whose clients talk to the scripted server, shared so that each file does
+ * not repeat it: a new server and no retries before each test, every client and the server closed
+ * after it. Call once at the top of the file (it registers the hooks).
+ */
+export function wireClients(base: Pick<ClientConfig, 'token' | 'retry'>): WireClients {
+  const clients: ServiceClient[] = [];
+  const w: WireClients = {
+    srv: undefined as unknown as WireServer, // set before each test
+    retries: [],
+    client(extra = {}) {
+      const c = new ServiceClient({ baseUrl: w.srv.url, ...base, onRetry: (e) => w.retries.push(e), ...extra });
+      clients.push(c);
+      return c;
+    },
+  };
+  beforeEach(async () => {
+    w.srv = await wireServer();
+    w.retries = [];
+  });
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.close();
+    await w.srv.close();
+  });
+  return w;
+}
