@@ -64,6 +64,9 @@ export function watchRequest(
       o.signal?.removeEventListener('abort', onAbort);
     },
   };
+  // Listened for first: a request destroyed at once (a signal already aborted) still emits its
+  // "socket hang up", and with no listener that was an uncaught exception, the engine's end.
+  req.on('error', (e: NodeJS.ErrnoException) => fail(new BodySendError('network', e.code, sent, e.message)));
   if (o.signal?.aborted) {
     onAbort();
     return watch;
@@ -71,7 +74,6 @@ export function watchRequest(
   o.signal?.addEventListener('abort', onAbort, { once: true });
 
   req.on('timeout', () => fail(new BodySendError('timeout', 'ETIMEDOUT', sent, 'timed out (socket idle)')));
-  req.on('error', (e: NodeJS.ErrnoException) => fail(new BodySendError('network', e.code, sent, e.message)));
   req.on('finish', () => {
     sent = true;
     responseTimer = setTimeout(() => fail(new BodySendError('timeout', 'ETIMEDOUT', true, 'timed out (response)')), o.responseMs);
