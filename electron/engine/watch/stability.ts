@@ -104,16 +104,6 @@ export class StabilityTracker {
   }
 
   /**
-   * Record a complete scan made at `now`: each entry is observed, and every tracked path absent from the
-   * scan is forgotten. Returns the forgotten paths.
-   */
-  observeScan(entries: Iterable<FileObservation>, now: number): string[] {
-    this.beginScan();
-    for (const e of entries) this.observe(e, now);
-    return this.endScan();
-  }
-
-  /**
    * A full scan begins: each observation from here on marks its file seen, and endScan forgets the
    * files not seen (a mark on each entry, not a set of the 50,000 paths a scan saw). A scan that
    * fails is simply not ended: what it saw counts, nothing is forgotten.

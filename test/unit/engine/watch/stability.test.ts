@@ -6,6 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StabilityTracker, observePath, recheck } from '../../../../electron/engine/watch/stability.js';
 
 const obs = (p: string, size: number, mtimeMs = 1000) => ({ path: p, size, mtimeMs });
+/** A complete scan made at `now` that saw `entries`: returns the paths it forgot. */
+const scan = (t: StabilityTracker, entries: ReturnType<typeof obs>[], now: number): string[] => {
+  t.beginScan();
+  for (const e of entries) t.observe(e, now);
+  return t.endScan();
+};
 
 describe('StabilityTracker (pure)', () => {
   it('a file is stable only once an observation at least the threshold later shows it unchanged', () => {
@@ -48,10 +54,10 @@ describe('StabilityTracker (pure)', () => {
     t.observe(obs('/a', 2), 70);
     expect(t.takeStable()).toEqual([obs('/a', 2)]);
   });
-  it('observeScan forgets what a full scan no longer sees', () => {
+  it('a full scan forgets what it no longer sees', () => {
     const t = new StabilityTracker(10);
-    t.observeScan([obs('/a', 1), obs('/b', 1)], 0);
-    expect(t.observeScan([obs('/b', 1)], 10)).toEqual(['/a']);
+    scan(t, [obs('/a', 1), obs('/b', 1)], 0);
+    expect(scan(t, [obs('/b', 1)], 10)).toEqual(['/a']);
     expect(t.takeStable()).toEqual([obs('/b', 1)]);
     expect(t.has('/a')).toBe(false);
   });
@@ -157,7 +163,7 @@ describe('StabilityTracker: reported versions', () => {
     t.beginScan();
     expect(t.endScan().sort()).toEqual(['/b', '/d']);
   });
-  it('observeScan and forgetUnder reach reported and settling files alike', () => {
+  it('a full scan and forgetUnder reach reported and settling files alike', () => {
     const t = new StabilityTracker(10);
     t.observe(obs('/in/old', 1), 0);
     t.observe(obs('/in/old', 1), 10);
@@ -168,7 +174,7 @@ describe('StabilityTracker: reported versions', () => {
     t.observe(obs('/a', 1), 10);
     t.takeStable();
     t.observe(obs('/b', 1), 10);
-    expect(t.observeScan([], 20).sort()).toEqual(['/a', '/b']);
+    expect(scan(t, [], 20).sort()).toEqual(['/a', '/b']);
     expect(t.size).toBe(0);
   });
 });
