@@ -67,27 +67,25 @@ try {
   // whole run were 3.6 MB of its heap (a heap snapshot), counted in the engine's peak.
   const names = (n: number): string[] => Array.from({ length: n }, (_, i) => `scan-${String(i).padStart(5, '0')}.txt`);
   /**
-   * Writes `n` files named `<prefix>scan-NNNNN.txt` of unique content (the engine skips duplicates by
-   * sha256) in a child process: written here, 50,000 files grew this process's malloc arenas and
-   * thread-pool memory by 7-10 MB before the drop (RSS before it: 133-135 MB against 124-128 at
-   * 10,000), which the engine's peak then counted.
+   * Writes the files named in `list` with unique content (the engine skips duplicates by sha256) in a
+   * child process, the names given on its standard input: written here, 50,000 files grew this
+   * process's malloc arenas and thread-pool memory by 7-10 MB before the drop (RSS before it: 133-135
+   * MB against 124-128 at 10,000), which the engine's peak then counted.
    */
-  const writeFiles = async (dir: string, n: number, prefix: string): Promise<void> => {
-    const script = `const { writeFileSync } = require('node:fs'); const { randomBytes } = require('node:crypto'); const { join } = require('node:path');
-const [dir, n, prefix] = process.argv.slice(1);
-for (let i = 0; i < Number(n); i++) {
-  const name = prefix + 'scan-' + String(i).padStart(5, '0') + '.txt';
-  writeFileSync(join(dir, name), 'INVOICE\\nInvoice Number: ' + name + '\\n' + randomBytes(10200).toString('hex'));
+  const writeFiles = async (dir: string, list: string[]): Promise<void> => {
+    const script = `const { readFileSync, writeFileSync } = require('node:fs'); const { randomBytes } = require('node:crypto'); const { join } = require('node:path');
+for (const name of readFileSync(0, 'utf8').split('\\n')) {
+  if (name) writeFileSync(join(process.argv[1], name), 'INVOICE\\nInvoice Number: ' + name + '\\n' + randomBytes(10200).toString('hex'));
 }`;
-    const r = await run(process.execPath, ['-e', script, dir, String(n), prefix]);
+    const r = await run(process.execPath, ['-e', script, dir], list.join('\n'));
     if (r.code !== 0) throw new Error(`writing the files failed: ${r.stderr}`);
   };
-  await writeFiles(src, count, '');
+  await writeFiles(src, names(count));
   // The client's own files: the same size, in a folder of their own (the engine's are moved away by the drop).
   const own = join(root, 'client');
   await mkdir(own);
-  await writeFiles(own, clientCount, 'client-');
   const ownNames = names(clientCount).map((n) => `client-${n}`);
+  await writeFiles(own, ownNames);
 
   /**
    * The client alone: its files all at once through its own concurrency limit, into a batch of their
