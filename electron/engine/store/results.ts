@@ -7,6 +7,8 @@
  * times (with the text as sent) and chosen fields are kept as read (shared/service/parse-results.ts).
  */
 import type { AlertView, CaseInputView, CoordinateView, EditView, ResultsPageView } from '../../../shared/service/index.js';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type BetterSqlite3 from 'better-sqlite3';
 import { bit, bool, type Db } from './db.js';
 import { SEARCH_BATCH_ROWS, searchIndexer } from './search-index.js';
 
@@ -94,8 +96,15 @@ interface RawCase { id: number; name: string; value: string | null; chosen_field
 interface RawArtifact { id: number; run_id: number | null; document_id: number | null; service_path: string; local_path: string; size: number; complete: number; created_ms: number; updated_ms: number }
 
 const parse = <T>(s: string): T => JSON.parse(s) as T;
-/** A list as stored: most are empty or absent, and '[]' needs no serialiser. */
-const json = (xs: readonly unknown[] | undefined): string => (xs === undefined || xs.length === 0 ? '[]' : JSON.stringify(xs));
+/** How a page's body is deflated (migration 018): level 1, the fastest; JSON compresses well at any level. */
+const RAW_DEFLATE = { level: 1 } as const;
+/** A stored page's body as received: inflated, or as text when stored before migration 018. */
+const pageText = (p: { raw_json: string; raw_deflated: Buffer | null }): string => (p.raw_deflated === null ? p.raw_json : inflateRawSync(p.raw_deflated).toString('utf8'));
+/** A field's list as bound: most are empty or absent, NULL then (the column's default, '[]', in FIELD_VALUES). */
+const listOrNull = (xs: readonly unknown[] | undefined): string | null => (xs === undefined || xs.length === 0 ? null : JSON.stringify(xs));
+/** Fields per INSERT statement (results.ts, storing a page). */
+export const FIELD_ROWS = 50;
+const FIELD_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, '[]'), coalesce(?, '[]'), coalesce(?, '[]'), ?)";
 
 /** case_fields.chosen_field: JSON of the object (migration 006); a bare name (never written since) reads as its refined_phrase_name. */
 function chosen(s: string | null): CaseInputView | null {
@@ -130,8 +139,12 @@ export interface IndexingOptions {
 
 export function resultsQueries(db: Db, now: () => number = Date.now, o: IndexingOptions = {}) {
   const delPage = db.prepare<[number, number]>('DELETE FROM result_pages WHERE run_id = ? AND file_offset = ?');
-  const insPage = db.prepare<[number, number, string, number], { id: number }>(
-    'INSERT INTO result_pages (run_id, file_offset, raw_json, fetched_ms) VALUES (?, ?, ?, ?) RETURNING id');
+  // The body deflated, raw_json '' (migration 018); as text in a store before 018 (opened by the migration tests).
+  const deflated = db.prepare("SELECT 1 FROM pragma_table_info('result_pages') WHERE name = 'raw_deflated'").get() !== undefined;
+  const insPage = db.prepare<[number, number, Buffer | string, number], { id: number }>(deflated
+    ? "INSERT INTO result_pages (run_id, file_offset, raw_json, raw_deflated, fetched_ms) VALUES (?, ?, '', ?, ?) RETURNING id"
+    : 'INSERT INTO result_pages (run_id, file_offset, raw_json, fetched_ms) VALUES (?, ?, ?, ?) RETURNING id');
+  const rawBody = (text: string): Buffer | string => (deflated ? deflateRawSync(text, RAW_DEFLATE) : text);
   // Two services may use the same paths (both number batches from 1): a file of the run's own batch first.
   const localFile = db.prepare<[string, number], { id: number }>(
     `SELECT id FROM files WHERE service_path = ?
@@ -141,9 +154,22 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
   const insDoc = db.prepare<[number, number, string | null, string, number | null, number | null, number | null, string | null], { id: number }>(
     `INSERT INTO documents (result_file_id, idx, class_name, page_numbers_json, final_result_pass, classification_confidence, review_completed, post_processed_pdf_path)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`);
-  const insField = db.prepare<[number, number, string, string | null, string | null, string | null, number | null, number | null, number | null, string, string, string, number]>(
-    `INSERT INTO fields (document_id, idx, name, value, type, error_msg, confidence_model, confidence_ocr, valid, alerts_json, source_coordinates_json, edit_history_json, is_error)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  // A page's fields in statements of up to FIELD_ROWS rows: one statement per field was the
+  // largest part of storing a page after the search index (per-statement and per-binding costs in
+  // better-sqlite3; bench/README.md, "Store ingest, fifth round"). Rows keep their order, so a
+  // document's fields get ascending ids as before. An empty list is bound as NULL (no string to
+  // convert) and stored as the column's '[]'.
+  const fieldRows = new Map<number, BetterSqlite3.Statement<unknown[]>>();
+  const insFields = (n: number): BetterSqlite3.Statement<unknown[]> => {
+    let st = fieldRows.get(n);
+    if (st === undefined) {
+      st = db.prepare<unknown[]>(
+        `INSERT INTO fields (document_id, idx, name, value, type, error_msg, confidence_model, confidence_ocr, valid, alerts_json, source_coordinates_json, edit_history_json, is_error)
+         VALUES ${Array.from({ length: n }, () => FIELD_VALUES).join(', ')}`);
+      fieldRows.set(n, st);
+    }
+    return st;
+  };
   const insCase = db.prepare<[number, number, number, string, string | null, string | null, string | null, number | null, string, string]>(
     `INSERT INTO case_fields (page_id, run_id, idx, name, value, chosen_field, error_msg, valid, failures_json, input_fields_json)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -166,7 +192,8 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
     }, o.searchIdleMs ?? 1000).unref();
   };
 
-  const rawPages = db.prepare<[number], { file_offset: number; raw_json: string }>('SELECT file_offset, raw_json FROM result_pages WHERE run_id = ? ORDER BY file_offset');
+  const rawPages = db.prepare<[number], { file_offset: number; raw_json: string; raw_deflated: Buffer | null }>(
+    `SELECT file_offset, raw_json, ${deflated ? 'raw_deflated' : 'NULL AS raw_deflated'} FROM result_pages WHERE run_id = ? ORDER BY file_offset`);
   const filesOfRun = db.prepare<[number], RawResultFile>(
     `SELECT rf.id, rf.run_id, rf.file_id, rf.original_file_name, rf.input_file_path FROM result_files rf JOIN result_pages p ON p.id = rf.page_id
      WHERE rf.run_id = ? ORDER BY p.file_offset, rf.idx`);
@@ -193,8 +220,15 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
 
   const store = db.transaction((runId: number, raw: unknown, page: ResultsPageView, fileOffset: number, rawText: string | undefined): StoredPage => {
     delPage.run(runId, fileOffset);
-    const pageId = insPage.get(runId, fileOffset, rawText ?? JSON.stringify(raw), now())!.id;
+    const pageId = insPage.get(runId, fileOffset, rawBody(rawText ?? JSON.stringify(raw)), now())!.id;
     const out: StoredPage = { pageId, resultFileIds: [], documents: 0, fields: 0, caseFields: 0 };
+    const values: unknown[] = [];
+    let rows = 0;
+    const flush = (): void => {
+      if (rows > 0) insFields(rows).run(values);
+      values.length = 0;
+      rows = 0;
+    };
     page.files.forEach((f, i) => {
       const local = f.input_file_path === null ? undefined : localFile.get(f.input_file_path, runId);
       const rfId = insFile.get(pageId, runId, i, local?.id ?? null, f.original_file_name, f.input_file_path)!.id;
@@ -204,12 +238,15 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
           d.classification_confidence?.model ?? null, bit(d.review_completed), d.post_processed_pdf_path ?? null)!.id;
         out.documents++;
         d.fields.forEach((x, n) => {
-          insField.run(docId, n, x.field_name, x.value, x.type, x.error_msg, x.confidence?.model ?? null, x.confidence?.ocr ?? null,
-            bit(x.validations?.valid), json(x.validations?.alerts), json(x.source_coordinates), json(x.edit_history), isErrorField(x) ? 1 : 0);
+          if (rows === FIELD_ROWS) flush();
+          values.push(docId, n, x.field_name, x.value, x.type, x.error_msg, x.confidence?.model ?? null, x.confidence?.ocr ?? null,
+            bit(x.validations?.valid), listOrNull(x.validations?.alerts), listOrNull(x.source_coordinates), listOrNull(x.edit_history), isErrorField(x) ? 1 : 0);
+          rows++;
           out.fields++;
         });
       });
     });
+    flush();
     // case_info is the run's, sent whole with every page: the newest page's copy replaces the one
     // stored with an earlier page, or a run of 25 pages would list each case field 25 times. (The
     // client reads it from a run's last page only: the others come with none, migration 017.)
@@ -236,8 +273,8 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
   return {
     /**
      * Stores one results page of run `runId` (local runs.id) fetched at `fileOffset`: the raw JSON
-     * and its normalised rows, in one transaction. Storing the same (run, file_offset) again
-     * replaces the earlier copy (e.g. results re-fetched after a review). `rawText`, the body `raw`
+     * (deflated, migration 018) and its normalised rows, in one transaction. Storing the same
+     * (run, file_offset) again replaces the earlier copy (e.g. results re-fetched after a review). `rawText`, the body `raw`
      * was parsed from, is stored as received when given, instead of serialising `raw` again; a
      * run's pages before the last come with their case_info as null (service/results.ts), so only
      * one page of a run keeps it whole (migration 017).
@@ -256,7 +293,7 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
     stopIndexing: (): void => clearTimeout(idle),
     /** The raw pages of a run, by file_offset. */
     rawPages(runId: number): { fileOffset: number; raw: unknown }[] {
-      return rawPages.all(runId).map((p) => ({ fileOffset: p.file_offset, raw: JSON.parse(p.raw_json) as unknown }));
+      return rawPages.all(runId).map((p) => ({ fileOffset: p.file_offset, raw: JSON.parse(pageText(p)) as unknown }));
     },
     /** The result files of a run in service order, with their documents and fields. */
     filesOfRun(runId: number): ResultFileRow[] {

@@ -16,6 +16,7 @@ import { searchPrefixes } from '../../../../electron/engine/store/migrations/012
 import { sharedFolders } from '../../../../electron/engine/store/migrations/014-shared-folders.js';
 import { caseFieldsOnce } from '../../../../electron/engine/store/migrations/015-case-fields-once.js';
 import { caseInfoOnce } from '../../../../electron/engine/store/migrations/017-case-info-once.js';
+import { rawPagesDeflated } from '../../../../electron/engine/store/migrations/018-raw-pages-deflated.js';
 import { ftsRows } from '../../../helpers/fts-rows.js';
 import { resultsPage, tempStore, type TempStore } from './fixtures.js';
 
@@ -382,6 +383,29 @@ describe('017: one whole copy of a run\'s case_info in its raw pages', () => {
     expect(s.db.prepare('SELECT * FROM case_fields ORDER BY id').all()).toEqual(cases);
     expect(s.results.caseFields(withCases).map((c) => c.name)).toEqual(['case_total', 'case_due']);
     expect(s.results.caseFields(reviewed).map((c) => c.name)).toEqual(['case_total', 'case_due']);
+  });
+});
+
+describe('018: results pages kept deflated', () => {
+  it('pages stored as text before 018 still read back; pages stored after are deflated; both side by side in one run', () => {
+    const old = openDatabase(t.path);
+    migrate(old, MIGRATIONS.slice(0, MIGRATIONS.indexOf(rawPagesDeflated)));
+    const results = resultsQueries(old, Date.now, { searchBatchRows: 1e9 });
+    const runId = (old.prepare("INSERT INTO runs (service_run_id, created_ms, updated_ms) VALUES ('run_8f2a', 0, 0) RETURNING id").get() as { id: number }).id;
+    const first = resultsPage({ has_more: true, case_info: null });
+    const text = JSON.stringify(first, null, 2);
+    results.storeResultsPage(runId, first, parseResultsPage(first), 0, text);
+    results.stopIndexing();
+    expect(old.prepare('SELECT raw_json FROM result_pages').pluck().get()).toBe(text);
+    old.close();
+
+    const s = t.open();
+    expect(userVersion(s.db)).toBe(MIGRATIONS.length);
+    const last = resultsPage();
+    s.results.storeResultsPage(runId, last, parseResultsPage(last), 2, JSON.stringify(last));
+    expect(s.db.prepare('SELECT file_offset, raw_json, raw_deflated IS NULL AS text FROM result_pages ORDER BY file_offset').all())
+      .toEqual([{ file_offset: 0, raw_json: text, text: 1 }, { file_offset: 2, raw_json: '', text: 0 }]);
+    expect(s.results.rawPages(runId)).toEqual([{ fileOffset: 0, raw: first }, { fileOffset: 2, raw: last }]);
   });
 });
 

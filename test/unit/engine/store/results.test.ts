@@ -4,7 +4,9 @@
  * artifacts.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { inflateRawSync } from 'node:zlib';
 import type { Store } from '../../../../electron/engine/store/index.js';
+import { FIELD_ROWS } from '../../../../electron/engine/store/results.js';
 import { parseResultsPage } from '../../../../shared/service/index.js';
 import { ftsRows } from '../../../helpers/fts-rows.js';
 import { EDIT_TEXT, resultsPage, tempStore, type TempStore } from './fixtures.js';
@@ -36,7 +38,11 @@ describe('storeResultsPage: raw page and normalised rows', () => {
     // Spacing as a service may send it, which serialising the parsed page would not reproduce.
     const text = JSON.stringify(raw, null, 2).replace('"batch_id": "17"', '"batch_id":   "17"');
     s.results.storeResultsPage(run.id, raw, parseResultsPage(raw), 0, text);
-    expect(s.db.prepare('SELECT raw_json FROM result_pages').pluck().get()).toBe(text);
+    // Deflated (migration 018): the bytes inflate to the text as received.
+    const row = s.db.prepare<[], { raw_json: string; raw_deflated: Buffer }>('SELECT raw_json, raw_deflated FROM result_pages').get()!;
+    expect(row.raw_json).toBe('');
+    expect(inflateRawSync(row.raw_deflated).toString('utf8')).toBe(text);
+    expect(row.raw_deflated.length).toBeLessThan(Buffer.byteLength(text) / 2);
     expect(s.results.rawPages(run.id)).toEqual([{ fileOffset: 0, raw }]);
     expect(s.results.filesOfRun(run.id).flatMap((f) => f.documents.flatMap((d) => d.fields.map((x) => x.value)))).toHaveLength(5);
   });
@@ -75,6 +81,31 @@ describe('storeResultsPage: raw page and normalised rows', () => {
       { id: expect.any(Number), name: 'case_total', value: '1234.50', chosenField: { record_index: 0, refined_phrase_name: 'total_amount' }, errorMsg: null, valid: true, failures: [], inputFields: [{ record_index: 0, refined_phrase_name: 'total_amount' }] },
       { id: expect.any(Number), name: 'case_due', value: null, chosenField: null, errorMsg: 'no input', valid: false, failures: [{ type: 'required', msg: 'due date missing' }], inputFields: [] },
     ]);
+  });
+
+  it('stores fields past one statement (FIELD_ROWS) in order, with ascending ids, lists and error flags per field', () => {
+    const run = s.runs.addRun({ serviceRunId: 'run_8f2a' });
+    const raw = resultsPage();
+    const files = raw.files as { documents: { fields: Record<string, unknown>[] }[] }[];
+    const n = FIELD_ROWS * 2 + 7;
+    // One document with more fields than a statement holds, each field told apart by its value and lists.
+    files[0]!.documents[0]!.fields = Array.from({ length: n }, (_, i) => ({
+      field_name: `f${i}`, value: i % 10 === 3 ? 'ERROR' : `v-${i}`, type: 'TEXT', confidence: { model: i / n, ocr: null },
+      source_coordinates: i % 2 ? [{ top_x: i, top_y: 0, bottom_x: i + 1, bottom_y: 1, page_number: 0 }] : [],
+      edit_history: [], validations: { valid: i % 3 === 0, alerts: i % 5 === 0 ? [{ alert_level: 'WARNING', msg: `a${i}`, blocked: false, type: 't', locations: [] }] : [] },
+    }));
+    expect(ingest(run.id, raw)).toMatchObject({ fields: n + 1 });
+    const fields = s.results.filesOfRun(run.id)[0]!.documents[0]!.fields;
+    expect(fields.map((f) => f.name)).toEqual(Array.from({ length: n }, (_, i) => `f${i}`));
+    expect(fields.every((f, i) => i === 0 || f.id > fields[i - 1]!.id)).toBe(true);
+    fields.forEach((f, i) => {
+      expect(f).toMatchObject({ value: i % 10 === 3 ? 'ERROR' : `v-${i}`, isError: i % 10 === 3, valid: i % 3 === 0, confidenceModel: i / n, confidenceOcr: null });
+      expect(f.sourceCoordinates).toHaveLength(i % 2);
+      expect(f.alerts.map((a) => a.msg)).toEqual(i % 5 === 0 ? [`a${i}`] : []);
+      expect(f.editHistory).toEqual([]);
+    });
+    // An empty list is stored as '[]', as before (the column's default).
+    expect(s.db.prepare("SELECT count(*) FROM fields WHERE alerts_json = '[]' AND edit_history_json = '[]'").pluck().get()).toBe(n - Math.ceil(n / 5) + 1);
   });
 
   it("keeps one copy of the run's case fields, though every results page carries them (the newest page's)", () => {
