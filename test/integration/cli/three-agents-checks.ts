@@ -187,6 +187,23 @@ export async function checkFleetRun(x: FleetRunInput): Promise<{ broken: Record<
   // took), and the killed agent's within lease + one heartbeat of the kill.
   const takenFrom: Record<string, number> = { a: 0, b: 0, c: 0 };
   const delays: number[] = [];
+  // A batch whose every member the killed agent had finished (done or failed) before it was killed
+  // holds no work of its: a batch's record keeps its last holder after its run, so an agent that
+  // knew of it may still take it once that holder is stale, moving nothing. Not timed (seen in CI,
+  // 2026-11-28: three such batches taken 25 s after the kill by b, paused meanwhile, while c had
+  // taken every unfinished one in time). Still counted as taken.
+  const membersOf = new Map<string, string[]>();
+  for (const [sha, c] of claims) {
+    for (const b of new Set(c.gens.filter((g) => g.state === 'batched' && g.batch).map((g) => g.batch!))) membersOf.set(b, [...(membersOf.get(b) ?? []), sha]);
+  }
+  const finishedBefore = (sha: string, agent: string, t: number): boolean => {
+    const c = claims.get(sha);
+    const done = c?.gens.find((g) => g.name === agent && (g.state === 'done' || g.state === 'failed'));
+    return done !== undefined && atMs(done.at) <= t && c!.gens.at(-1) === done;
+  };
+  const finishedBatch = (batch: string, agent: string, t: number): boolean =>
+    (membersOf.get(batch) ?? []).length > 0 && membersOf.get(batch)!.every((sha) => finishedBefore(sha, agent, t));
+  let finishedBatchesTaken = 0;
   const records: [string, Gen[]][] = [...[...claims].map(([sha, c]): [string, Gen[]] => [label(sha), c.gens]), ...[...batchGens].map(([n, g]): [string, Gen[]] => [`batch ${n}`, g])];
   for (const [what, g] of records) {
     for (let i = 1; i < g.length; i++) {
@@ -204,7 +221,8 @@ export async function checkFleetRun(x: FleetRunInput): Promise<{ broken: Record<
       const beat = lastBeatBefore(prev.name, at);
       // 250 ms: the audit time is when the heartbeat's answer was sent, a little after the write.
       if (at < beat + leaseMs - 250 && !afterLapse(prev.name, at)) live!.push(`${desc}: taken from ${prev.name} ${at - beat} ms after its last heartbeat (lease ${leaseMs} ms)`);
-      if (prev.name === 'a') {
+      if (prev.name === 'a' && what.startsWith('batch ') && finishedBatch(what.slice('batch '.length), 'a', moments.killed)) finishedBatchesTaken++;
+      else if (prev.name === 'a') {
         const delay = at - moments.killed;
         delays.push(delay);
         // 1 s on top: one injected 429 (Retry-After 1 s) on the way is allowed.
@@ -259,7 +277,7 @@ export async function checkFleetRun(x: FleetRunInput): Promise<{ broken: Record<
   const sorted = [...delays].sort((a, b) => a - b);
   const summary = [
     `three agents: ${shas.length} contents in ${[...contents.values()].flat().length} files; ${batches.length} service batches, ${runs.length} runs (${runs.filter((r) => r.status === 'COMPLETE').length} complete)`,
-    `  taken over: from a (killed) ${takenFrom.a} records, ${sorted[0] ?? '-'}..${sorted.at(-1) ?? '-'} ms after the kill; from b (paused) ${takenFrom.b}; from c ${takenFrom.c}; b's writes after waking: ${afterWake.length}`,
+    `  taken over: from a (killed) ${takenFrom.a} records, ${sorted[0] ?? '-'}..${sorted.at(-1) ?? '-'} ms after the kill (${finishedBatchesTaken} of them batches it had finished, not timed); from b (paused) ${takenFrom.b}; from c ${takenFrom.c}; b's writes after waking: ${afterWake.length}`,
     `  moved on from b: ${contentsMovedFromB} contents, ${batchesMovedFromB} batches; longest heartbeat gap: a ${gap('a', 0, moments.killed)} ms before the kill, b ${Math.max(gap('b', 0, moments.stopped), gap('b', moments.resumed, end))} ms outside the pause, c ${gap('c', 0, end)} ms`,
   ].join('\n');
   return { broken, takenFrom, summary };
