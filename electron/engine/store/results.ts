@@ -274,10 +274,10 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
     /**
      * Stores one results page of run `runId` (local runs.id) fetched at `fileOffset`: the raw JSON
      * (deflated, migration 018) and its normalised rows, in one transaction. Storing the same
-     * (run, file_offset) again replaces the earlier copy (e.g. results re-fetched after a review). `rawText`, the body `raw`
-     * was parsed from, is stored as received when given, instead of serialising `raw` again; a
-     * run's pages before the last come with their case_info as null (service/results.ts), so only
-     * one page of a run keeps it whole (migration 017).
+     * (run, file_offset) again replaces the earlier copy (e.g. results re-fetched after a review).
+     * `rawText`, the body `raw` was parsed from, is stored as received when given, instead of
+     * serialising `raw` again; a run's pages before the last come with their case_info as null
+     * (service/results.ts), so only one page of a run keeps it whole (migration 017).
      */
     storeResultsPage: (runId: number, raw: unknown, page: ResultsPageView, fileOffset = 0, rawText?: string): StoredPage => {
       const out = store.immediate(runId, raw, page, fileOffset, rawText);
