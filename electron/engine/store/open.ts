@@ -14,6 +14,9 @@ import { filesQueries, type FilesQueries } from './files.js';
 import { migrate } from './migrate.js';
 import type { Migration } from './migrations/index.js';
 import { resultsQueries, type ResultsQueries } from './results.js';
+import { openSearchFile } from './search-file.js';
+import { SEARCH_BATCH_ROWS } from './search-units.js';
+import { searchIndexing } from './search-worker.js';
 import { runsQueries, type RunsQueries } from './runs.js';
 import { searchQueries, type SearchQueries } from './search.js';
 import { servicesQueries, type ServicesQueries } from './services.js';
@@ -23,6 +26,8 @@ export const STORE_FILE = 'docsync.db';
 
 export interface Store {
   readonly db: Db;
+  /** The search file's connection (search-file.ts), with this store attached as `store`. */
+  readonly searchDb: Db;
   readonly path: string;
   readonly services: ServicesQueries;
   readonly folders: FoldersQueries;
@@ -43,10 +48,12 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
   /** Clock (Unix ms) for the timestamps the store writes; default Date.now. */
   now?: () => number;
-  /** Fields stored before they are indexed for search together (results.ts); default SEARCH_BATCH_ROWS. */
+  /** Fields stored before they are indexed for search together (search-units.ts); default SEARCH_BATCH_ROWS. */
   searchBatchRows?: number;
   /** Milliseconds without a page stored before what waits is indexed anyway; default 1000. */
   searchIdleMs?: number;
+  /** False: index for search on the engine's thread, not a worker thread (search-worker.ts); default true. */
+  searchWorker?: boolean;
   /** For tests: the migrations to apply (default: all). */
   migrations?: readonly Migration[];
 }
@@ -81,27 +88,38 @@ export function openDatabase(path: string, o: Pick<OpenOptions, 'busyTimeoutMs'>
 /** Opens (creating when needed) the store at `path` and migrates it to the latest schema. */
 export function openStore(path: string, o: OpenOptions = {}): Store {
   const db = openDatabase(path, o);
+  let searchDb: Db;
   try {
     migrate(db, o.migrations);
+    searchDb = openSearchFile(db, path, o.busyTimeoutMs ?? 5000);
   } catch (e) {
     db.close();
     throw e;
   }
   const now = o.now ?? Date.now;
-  const results = resultsQueries(db, now, { searchBatchRows: o.searchBatchRows, searchIdleMs: o.searchIdleMs });
-  const search = searchQueries(db).search;
-  try {
-    // Rows stored but not yet indexed when the store last closed (or the app stopped) are indexed now.
-    results.indexForSearch();
-  } catch (e) {
-    db.close();
-    throw e;
-  }
+  const storedResults = resultsQueries(db, now);
+  const search = searchQueries(searchDb).search;
+  // Rows stored but not yet indexed when the store last closed (or the app stopped) are indexed by
+  // the worker from now, and before any search.
+  const indexing = searchIndexing(searchDb, {
+    storePath: path, batchRows: o.searchBatchRows ?? SEARCH_BATCH_ROWS, idleMs: o.searchIdleMs ?? 1000, busyTimeoutMs: o.busyTimeoutMs ?? 5000,
+    worker: o.searchWorker ?? true,
+  });
+  const results: ResultsQueries = {
+    ...storedResults,
+    storeResultsPage: (...a) => {
+      const out = storedResults.storeResultsPage(...a);
+      indexing.stored();
+      return out;
+    },
+    indexForSearch: () => indexing.catchUp(),
+  };
   // One wrapper for every call: better-sqlite3 builds a wrapper with its own statements per
   // db.transaction(), which the group commit (one savepoint per write) paid for every file and step.
   const inTransaction = db.transaction((fn: () => unknown) => fn());
   return {
     db,
+    searchDb,
     path,
     services: servicesQueries(db, now),
     folders: foldersQueries(db, now),
@@ -110,14 +128,15 @@ export function openStore(path: string, o: OpenOptions = {}): Store {
     results,
     // A search first indexes what was stored since the last indexing: it never misses a stored row.
     search: (...a) => {
-      results.indexForSearch();
+      indexing.catchUp();
       return search(...a);
     },
     browse: browseQueries(db),
     share: shareQueries(db, now),
     transaction: <T>(fn: () => T): T => inTransaction.immediate(fn) as T,
     close: () => {
-      results.stopIndexing();
+      indexing.close();
+      if (searchDb.open) searchDb.close();
       if (db.open) db.close();
     },
   };

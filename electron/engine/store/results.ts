@@ -10,7 +10,8 @@ import type { AlertView, CaseInputView, CoordinateView, EditView, ResultsPageVie
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type BetterSqlite3 from 'better-sqlite3';
 import { bit, bool, type Db } from './db.js';
-import { SEARCH_BATCH_ROWS, searchIndexer } from './search-index.js';
+import { searchIndexer } from './search-index.js';
+import { SEARCH_BATCH_ROWS } from './search-units.js';
 
 export interface StoredPage {
   pageId: number;
@@ -130,6 +131,7 @@ const artifact = (r: RawArtifact): ArtifactRow => ({
 /** A field whose extraction failed: value "ERROR" (spec 2.8) or an error message. */
 export const isErrorField = (f: { value: string | null; error_msg: string | null }): boolean => f.value === 'ERROR' || (f.error_msg !== null && f.error_msg !== '');
 
+/** For a store between migrations 011 and 018 (search-index.ts); from 019 the store indexes into its search file (open.ts). */
 export interface IndexingOptions {
   /** Fields waiting before storing a page also indexes them for search; default SEARCH_BATCH_ROWS. */
   searchBatchRows?: number;
@@ -174,18 +176,21 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
     `INSERT INTO case_fields (page_id, run_id, idx, name, value, chosen_field, error_msg, valid, failures_json, input_fields_json)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
 
+  // A store between 011 and 018 (the migration tests) indexes here, as its code did; from 019 the
+  // store indexes into its search file (open.ts, search-worker.ts) and `index` is undefined.
   const index = searchIndexer(db);
   const batchRows = o.searchBatchRows ?? SEARCH_BATCH_ROWS;
   // Once storing pauses (a run's results complete, the app idle), what waits is indexed. Unref'd:
   // it never keeps the process alive; a search or the next open catches up instead.
   let idle: NodeJS.Timeout | undefined;
   const whenIdle = (): void => {
+    if (index === undefined) return;
     clearTimeout(idle);
     idle = setTimeout(() => {
       // A failure (the store closed, another connection holding the lock) leaves the rows waiting
       // for the next search or open, which catch up before anything reads the index.
       try {
-        if (db.open) index.catchUp();
+        if (db.open) index?.catchUp();
       } catch {
         // as said
       }
@@ -256,8 +261,8 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
         JSON.stringify(c.validations?.failures ?? []), JSON.stringify(c.input_fields));
       out.caseFields++;
     });
-    // Indexed for search in large units (search-index.ts): now when enough wait, else later.
-    index.maybeCatchUp(batchRows);
+    // Before 019 (search-index.ts): indexed for search in large units, now when enough wait, else later.
+    index?.maybeCatchUp(batchRows);
     return out;
   });
 
@@ -284,10 +289,10 @@ export function resultsQueries(db: Db, now: () => number = Date.now, o: Indexing
       whenIdle();
       return out;
     },
-    /** Makes every stored result searchable now (search does this itself before it reads). */
+    /** Makes every stored result searchable now (search does this itself before it reads; openStore replaces this with its search file's). */
     indexForSearch: (): void => {
       clearTimeout(idle);
-      index.catchUp();
+      index?.catchUp();
     },
     /** Stops the idle timer (the store closing). */
     stopIndexing: (): void => clearTimeout(idle),

@@ -1,4 +1,7 @@
 /**
+ * For a store between migrations 011 and 018 (the migration tests open such stores): from 019 the
+ * indexes are in a file of their own (search-file.ts, search-units.ts), and this finds nothing to do.
+ *
  * Adds stored documents and fields to the search indexes in large units (migration 011): a
  * watermark (`search_watermark`) holds the last documents.id and fields.id indexed, and
  * everything above it is indexed by one INSERT ... SELECT per index once enough rows wait, when
@@ -12,9 +15,6 @@
  */
 import type { Db } from './db.js';
 
-/** Rows (fields) waiting before storing a page also indexes them; a search indexes the rest first. */
-export const SEARCH_BATCH_ROWS = 20_000;
-
 export interface SearchIndexer {
   /** Field rows stored but not yet searchable. */
   pending(): number;
@@ -24,14 +24,12 @@ export interface SearchIndexer {
   catchUp(): void;
 }
 
-const NONE: SearchIndexer = { pending: () => 0, maybeCatchUp: () => {}, catchUp: () => {} };
-
 /**
- * The indexer for `db`'s schema. A store before 011 (opened by the migration tests) indexes
- * each row by trigger (before 010), or each page by the code of its own version: nothing to do.
+ * The indexer for `db`'s schema, or undefined: a store before 011 indexes each row by trigger
+ * (before 010), or each page by the code of its own version; a store from 019 has no index in it.
  */
-export function searchIndexer(db: Db): SearchIndexer {
-  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_watermark'").get() === undefined) return NONE;
+export function searchIndexer(db: Db): SearchIndexer | undefined {
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_watermark'").get() === undefined) return undefined;
 
   const mark = (t: string): string => `(SELECT last_id FROM search_watermark WHERE tbl = '${t}')`;
   const pending = db.prepare<[], { n: number }>(`SELECT coalesce((SELECT max(id) FROM fields), 0) - ${mark('fields')} AS n`);

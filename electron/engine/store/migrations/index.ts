@@ -19,6 +19,7 @@ import { sharedFolders } from './014-shared-folders.js';
 import { caseFieldsOnce } from './015-case-fields-once.js';
 import { caseInfoOnce } from './017-case-info-once.js';
 import { rawPagesDeflated } from './018-raw-pages-deflated.js';
+import { searchFile } from './019-search-file.js';
 
 export type Migration = (db: Db) => void;
 
@@ -29,4 +30,4 @@ export type Migration = (db: Db) => void;
 const reserved: Migration = () => undefined;
 
 export const MIGRATIONS: readonly Migration[] = [initial, search, batchPlan, searchSplit, serviceKeys, serviceShapes, folderProblems, joinedWordsSearch, reviewSince, searchIngest,
-  searchWatermark, searchPrefixes, reserved, sharedFolders, caseFieldsOnce, reserved, caseInfoOnce, rawPagesDeflated];
+  searchWatermark, searchPrefixes, reserved, sharedFolders, caseFieldsOnce, reserved, caseInfoOnce, rawPagesDeflated, searchFile];

@@ -85,8 +85,8 @@ describe('migrations: numbered, in order, tracked with user_version', () => {
     expect(s.search('Cover Letter').map((h) => h.kind)).toEqual(['document']);
     // 004 replaced 002's single index by a field index and a document index over the same rows.
     expect(s.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'search_index'").get()).toEqual({ n: 0 });
-    for (const t of ['field_search', 'document_search']) s.db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
-    expect({ f: ftsRows(s.db, 'field_search'), d: ftsRows(s.db, 'document_search') }).toEqual({ f: 5, d: 3 });
+    for (const t of ['field_search', 'document_search']) s.searchDb.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
+    expect({ f: ftsRows(s.searchDb, 'field_search'), d: ftsRows(s.searchDb, 'document_search') }).toEqual({ f: 5, d: 3 });
   });
 
   it('a database at version 3 keeps its searchable results through 004', () => {
@@ -111,7 +111,7 @@ describe('migrations: numbered, in order, tracked with user_version', () => {
     expect(s.search('INV-2026-00').map((h) => [h.fieldName, h.snippet])).toEqual([['invoice_number', '[INV-2026-0042]']]);
     expect(s.search('1,234.50').map((h) => h.fieldName)).toEqual(['total_amount']);
     expect(s.search('scan_00').map((h) => h.className)).toEqual(['Receipt', 'Cover Letter']);
-    for (const t of ['field_search', 'document_search']) s.db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
+    for (const t of ['field_search', 'document_search']) s.searchDb.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
   });
 
   it('a migration that fails leaves the database at the version before it, with nothing of it applied', () => {
@@ -181,7 +181,7 @@ describe('010: a page indexed at once, not row by row (issue 14)', () => {
   const triggers = (db: { prepare(sql: string): { all(): unknown[] } }) =>
     (db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%search%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
   const integrity = (s: { db: { prepare(sql: string): { run(): unknown } } }) => {
-    for (const t of ['field_search', 'document_search']) s.db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
+    for (const t of ['field_search', 'document_search']) s.searchDb.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
   };
 
   it('results stored before stay searchable; results stored after are indexed once, by the store instead of insert triggers', () => {
@@ -196,7 +196,7 @@ describe('010: a page indexed at once, not row by row (issue 14)', () => {
     expect(userVersion(s.db)).toBe(MIGRATIONS.length);
     // Inserts are indexed by storeResultsPage now; deletes and updates still by triggers.
     expect(triggers(s.db)).toEqual(['documents_search_delete', 'documents_search_update', 'fields_search_delete', 'fields_search_update', 'result_files_search_update']);
-    expect(s.db.prepare("SELECT v FROM field_search_config WHERE k = 'automerge'").get()).toEqual({ v: 16 });
+    expect(s.searchDb.prepare("SELECT v FROM field_search_config WHERE k = 'automerge'").get()).toEqual({ v: 16 });
     expect(s.search('INV-2026-00').map((h) => [h.serviceRunId, h.snippet])).toEqual([['run_8f2a', '[INV-2026-0042]']]);
 
     // A second run's copy of the same page: both found, each field and document once.
@@ -205,7 +205,7 @@ describe('010: a page indexed at once, not row by row (issue 14)', () => {
     expect(s.search('INV-2026-00').map((h) => h.serviceRunId).sort()).toEqual(['run_8f2a', 'run_9c1d']);
     expect(s.search('Cover Letter').map((h) => [h.kind, h.serviceRunId]).sort()).toEqual([['document', 'run_8f2a'], ['document', 'run_9c1d']]);
     integrity(s);
-    const counts = () => ({ f: ftsRows(s.db, 'field_search'), ...(s.db.prepare('SELECT (SELECT count(*) FROM fields) AS fields, (SELECT count(*) FROM document_search) AS d, (SELECT count(*) FROM documents) AS docs').get() as Record<string, number>) });
+    const counts = () => ({ f: ftsRows(s.searchDb, 'field_search'), ...(s.searchDb.prepare('SELECT (SELECT count(*) FROM fields) AS fields, (SELECT count(*) FROM document_search) AS d, (SELECT count(*) FROM documents) AS docs').get() as Record<string, number>) });
     expect(counts()).toEqual({ f: 10, fields: 10, d: 6, docs: 6 });
 
     // Stored again after a review (the delete triggers take the old rows out of the index): still once each.
@@ -293,14 +293,16 @@ describe('012: search indexes with fewer prefix lengths and no column sizes (iss
 
     const s = t.open();
     expect(userVersion(s.db)).toBe(MIGRATIONS.length);
+    // From 019 the indexes are in the search file, made again from the store's rows (search-file.ts).
+    s.results.indexForSearch();
     for (const x of ['field_search', 'document_search']) {
-      expect(ddl(s.db, x)).toContain("prefix = '3 4 5 6 7 8 10', columnsize = 0");
-      expect(ddl(s.db, `${x}_docsize`)).toBeUndefined();
-      s.db.prepare(`INSERT INTO ${x} (${x}, rank) VALUES ('integrity-check', 1)`).run();
+      expect(ddl(s.searchDb, x)).toContain("prefix = '3 4 5 6 7 8 10', columnsize = 0");
+      expect(ddl(s.searchDb, `${x}_docsize`)).toBeUndefined();
+      s.searchDb.prepare(`INSERT INTO ${x} (${x}, rank) VALUES ('integrity-check', 1)`).run();
     }
-    expect(s.db.prepare("SELECT k, v FROM field_search_config WHERE k IN ('automerge', 'hashsize') ORDER BY k").all()).toEqual([{ k: 'automerge', v: 16 }, { k: 'hashsize', v: 8388608 }]);
-    expect({ f: ftsRows(s.db, 'field_search'), d: ftsRows(s.db, 'document_search') }).toEqual({ f: 10, d: 6 });
-    expect(s.db.prepare('SELECT tbl, last_id FROM search_watermark ORDER BY tbl').all()).toEqual([{ tbl: 'documents', last_id: 6 }, { tbl: 'fields', last_id: 10 }]);
+    expect(s.searchDb.prepare("SELECT k, v FROM field_search_config WHERE k IN ('automerge', 'hashsize') ORDER BY k").all()).toEqual([{ k: 'automerge', v: 16 }, { k: 'hashsize', v: 8388608 }]);
+    expect({ f: ftsRows(s.searchDb, 'field_search'), d: ftsRows(s.searchDb, 'document_search') }).toEqual({ f: 10, d: 6 });
+    expect(s.searchDb.prepare('SELECT documents_id, fields_id FROM search_state').all()).toEqual([{ documents_id: 6, fields_id: 10 }]);
 
     // Prefixes with an index of their length (3-8, 10) and without (9, 11): the same hits.
     const found = (q: string) => s.search(q).map((h) => h.snippet);
@@ -315,7 +317,7 @@ describe('012: search indexes with fewer prefix lengths and no column sizes (iss
     // Stored after the migration: indexed above the watermark as before.
     s.results.storeResultsPage(s.runs.addRun({ serviceRunId: 'run_9c1d' }).id, resultsPage(), parseResultsPage(resultsPage()), 0);
     expect(s.search('INV-2026-0042').map((h) => h.serviceRunId)).toEqual(['run_9c1d', 'run_8f2a', 'run_8f2a']);
-    expect(ftsRows(s.db, 'field_search')).toBe(15);
+    expect(ftsRows(s.searchDb, 'field_search')).toBe(15);
   });
 });
 

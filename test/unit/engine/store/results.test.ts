@@ -22,12 +22,12 @@ afterEach(() => t.cleanup());
 const count = (table: string) => (s.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 /**
  * Rows in the search indexes (their own row totals), after indexing what waits
- * (search-index.ts) and checking they match the tables they index.
+ * (search-units.ts) and checking they match the tables they index.
  */
 const indexed = () => {
   s.results.indexForSearch();
-  for (const t of ['field_search', 'document_search']) s.db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
-  return ftsRows(s.db, 'field_search') + ftsRows(s.db, 'document_search');
+  for (const t of ['field_search', 'document_search']) s.searchDb.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
+  return ftsRows(s.searchDb, 'field_search') + ftsRows(s.searchDb, 'document_search');
 };
 const ingest = (runId: number, raw = resultsPage(), offset = 0) => s.results.storeResultsPage(runId, raw, parseResultsPage(raw), offset);
 

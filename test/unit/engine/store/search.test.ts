@@ -176,7 +176,7 @@ describe('search: the indexes follow updates', () => {
     expect(s2.search('receipt')).toEqual([]);
     expect(s2.search('quittung renamed').map((h) => h.kind)).toEqual(['document']);
     expect(s2.search('scan_0007')).toEqual([]);
-    for (const t of ['field_search', 'document_search']) s2.db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
+    for (const t of ['field_search', 'document_search']) s2.searchDb.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
     u.cleanup();
   });
 });

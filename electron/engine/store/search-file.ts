@@ -1,0 +1,100 @@
+/**
+ * The search file: the store's full-text indexes (FTS5) in a database of their own beside it,
+ * `docsync-search.db` for `docsync.db` (migration 019). It holds only what can be made again from
+ * the store, so a file of another schema, of another store (store_identity), or not readable as a
+ * database is made again, empty, and filled as the indexing catches up (search-units.ts).
+ *
+ * The indexes as migration 012 made them (tokenizer, prefix indexes, columnsize = 0, automerge,
+ * hashsize), except that `field_search` keeps its own copy of the text: FTS5 reads external content
+ * only from its own database, and snippets need the text.
+ */
+import { rmSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Db } from './db.js';
+import { registerJoinedWords } from './joined-words.js';
+
+/** The search file's schema version (its own user_version). */
+export const SEARCH_SCHEMA = 1;
+
+/** The search file of the store at `storePath`. */
+export function searchFileOf(storePath: string): string {
+  const ext = extname(storePath);
+  return join(dirname(storePath), `${basename(storePath, ext)}-search${ext}`);
+}
+
+/**
+ * Connection settings for the search file, as the store's (open.ts): the engine's connection and the
+ * worker's, which runs this from its text (nothing from outside the function).
+ */
+export function searchConnection(db: Db, busyTimeoutMs: number): void {
+  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+}
+
+const SCHEMA = `
+  -- The watermark: the last field and document ids indexed, the last search_changes seq applied, and
+  -- the store these are of (its store_identity). One row.
+  CREATE TABLE search_state (
+    store_id     TEXT NOT NULL,
+    fields_id    INTEGER NOT NULL,
+    documents_id INTEGER NOT NULL,
+    changes_seq  INTEGER NOT NULL
+  ) STRICT;
+  CREATE VIRTUAL TABLE field_search USING fts5(
+    value, name, joined, tokenize = 'unicode61 remove_diacritics 2', prefix = '3 4 5 6 7 8 10', columnsize = 0
+  );
+  CREATE VIRTUAL TABLE document_search USING fts5(
+    class_name, file_name, joined, tokenize = 'unicode61 remove_diacritics 2', prefix = '3 4 5 6 7 8 10', columnsize = 0
+  );
+  INSERT INTO field_search (field_search, rank) VALUES ('automerge', 16);
+  INSERT INTO document_search (document_search, rank) VALUES ('automerge', 16);
+  INSERT INTO field_search (field_search, rank) VALUES ('hashsize', 8388608);
+  INSERT INTO document_search (document_search, rank) VALUES ('hashsize', 8388608);
+`;
+
+/** SQLite's answers for a file that is not a database, or a damaged one: the file is made again. */
+const UNREADABLE = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
+
+/**
+ * Opens the search file of the store `store` (at `storePath`, migrated), making it again when it is
+ * not this store's or not readable, and attaches the store as `store`: the connection searches
+ * (search.ts reads the store's tables through it) and catches up (search-units.ts).
+ */
+export function openSearchFile(store: Db, storePath: string, busyTimeoutMs: number): Db {
+  const path = searchFileOf(storePath);
+  const { id } = store.prepare<[], { id: string }>('SELECT id FROM store_identity').get()!;
+  const { seq } = store.prepare<[], { seq: number }>('SELECT coalesce(max(seq), 0) AS seq FROM search_changes').get()!;
+  const open = (): Db => {
+    const db = new Database(path);
+    try {
+      searchConnection(db, busyTimeoutMs);
+      registerJoinedWords(db);
+      // Made again (emptied) unless it is this store's at this schema; in one transaction, as
+      // another process with the same store may open it at the same moment.
+      db.transaction(() => {
+        const current = db.pragma('user_version', { simple: true }) === SEARCH_SCHEMA
+          && db.prepare<[], { store_id: string }>('SELECT store_id FROM search_state').get()?.store_id === id;
+        if (current) return;
+        db.exec(`DROP TABLE IF EXISTS field_search; DROP TABLE IF EXISTS document_search; DROP TABLE IF EXISTS search_state; ${SCHEMA}`);
+        // Changes logged before now are of rows not in this index: every row is indexed as new.
+        db.prepare('INSERT INTO search_state (store_id, fields_id, documents_id, changes_seq) VALUES (?, 0, 0, ?)').run(id, seq);
+        db.pragma(`user_version = ${SEARCH_SCHEMA}`);
+      }).immediate();
+      db.prepare('ATTACH DATABASE ? AS store').run(storePath);
+      return db;
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+  };
+  try {
+    return open();
+  } catch (e) {
+    if (!UNREADABLE.has((e as { code?: string }).code ?? '')) throw e;
+    for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
+    return open();
+  }
+}
