@@ -3,6 +3,7 @@
  * migrations tracked with PRAGMA user_version, upgrades from an older schema, re-opening as a
  * no-op, and no column that could hold a credential.
  */
+import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   MIGRATIONS, StoreVersionError, migrate, openDatabase, userVersion,
@@ -17,6 +18,9 @@ import { sharedFolders } from '../../../../electron/engine/store/migrations/014-
 import { caseFieldsOnce } from '../../../../electron/engine/store/migrations/015-case-fields-once.js';
 import { caseInfoOnce } from '../../../../electron/engine/store/migrations/017-case-info-once.js';
 import { rawPagesDeflated } from '../../../../electron/engine/store/migrations/018-raw-pages-deflated.js';
+import { searchFile } from '../../../../electron/engine/store/migrations/019-search-file.js';
+import { searchFileOf } from '../../../../electron/engine/store/search-file.js';
+import type { Store } from '../../../../electron/engine/store/index.js';
 import { ftsRows } from '../../../helpers/fts-rows.js';
 import { resultsPage, tempStore, type TempStore } from './fixtures.js';
 
@@ -180,7 +184,7 @@ describe('010: a page indexed at once, not row by row (issue 14)', () => {
   const before010 = () => MIGRATIONS.slice(0, MIGRATIONS.indexOf(searchIngest));
   const triggers = (db: { prepare(sql: string): { all(): unknown[] } }) =>
     (db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%search%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
-  const integrity = (s: { db: { prepare(sql: string): { run(): unknown } } }) => {
+  const integrity = (s: { searchDb: { prepare(sql: string): { run(): unknown } } }) => {
     for (const t of ['field_search', 'document_search']) s.searchDb.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run();
   };
 
@@ -411,17 +415,75 @@ describe('018: results pages kept deflated', () => {
   });
 });
 
-describe('schema: never a credential', () => {
-  it('no table or column is named like token, secret, password, credential or api key', () => {
+describe('019: the search indexes in a file of their own (issue 14, sixth round)', () => {
+  const names = (db: { prepare(sql: string): { all(): unknown[] } }, type: string) =>
+    (db.prepare(`SELECT name FROM main.sqlite_master WHERE type = '${type}' ORDER BY name`).all() as { name: string }[]).map((r) => r.name);
+
+  it('a store at 018 with results indexed and waiting keeps them; its indexes go to the search file, which indexes every row once', () => {
+    const old = openDatabase(t.path);
+    migrate(old, MIGRATIONS.slice(0, MIGRATIONS.indexOf(searchFile)));
+    const runId = (old.prepare("INSERT INTO runs (service_run_id, created_ms, updated_ms) VALUES ('run_8f2a', 0, 0) RETURNING id").get() as { id: number }).id;
+    const results = resultsQueries(old, Date.now, { searchBatchRows: 1e9 });
+    results.storeResultsPage(runId, resultsPage(), parseResultsPage(resultsPage()), 0);
+    results.indexForSearch();
+    results.storeResultsPage(runId, resultsPage(), parseResultsPage(resultsPage()), 5);
+    results.stopIndexing();
+    expect(names(old, 'table')).toContain('field_search');
+    old.close();
+    expect(existsSync(searchFileOf(t.path))).toBe(false);
+
     const s = t.open();
-    const tables = s.db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')").all();
-    expect(tables.length).toBeGreaterThan(10);
+    expect(userVersion(s.db)).toBe(MIGRATIONS.length);
+    const tables = names(s.db, 'table');
+    for (const gone of ['field_search', 'document_search', 'search_watermark']) expect(tables).not.toContain(gone);
+    expect(names(s.db, 'view')).not.toContain('field_search_content');
+    expect(names(s.db, 'trigger').filter((n) => n.includes('search'))).toEqual(
+      ['documents_search_delete', 'documents_search_update', 'fields_search_delete', 'fields_search_update', 'result_files_search_update']);
+    expect(s.db.prepare('SELECT id FROM store_identity').pluck().all()).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/)]);
+    expect(existsSync(searchFileOf(t.path))).toBe(true);
+
+    s.results.indexForSearch();
+    for (const x of ['field_search', 'document_search']) s.searchDb.prepare(`INSERT INTO ${x} (${x}, rank) VALUES ('integrity-check', 1)`).run();
+    expect({ f: ftsRows(s.searchDb, 'field_search'), d: ftsRows(s.searchDb, 'document_search') }).toEqual({ f: 10, d: 6 });
+    expect(s.search('INV-2026-0042').map((h) => h.snippet)).toEqual(['[INV-2026-0042]', '[INV-2026-0042]']);
+
+    // A change to a stored row is logged in the store, applied to the search file, and the log emptied.
+    s.db.prepare("UPDATE documents SET class_name = 'Quittung' WHERE class_name = 'Receipt'").run();
+    expect(s.db.prepare("SELECT tbl, count(*) AS n FROM search_changes GROUP BY tbl").all()).toEqual([{ tbl: 'documents', n: 2 }]);
+    expect(s.search('Quittung').map((h) => h.className)).toEqual(['Quittung', 'Quittung']);
+    expect(s.search('Receipt')).toEqual([]);
+    expect(s.db.prepare('SELECT count(*) FROM search_changes').pluck().get()).toBe(0);
+  });
+
+  it("a store's identity is made once and kept; two stores have different ones", () => {
+    const id = (x: Store) => x.db.prepare('SELECT id FROM store_identity').pluck().get();
+    const a = t.open();
+    const first = id(a);
+    a.close();
+    expect(id(t.open())).toBe(first);
+    const u = tempStore();
+    try {
+      expect(id(u.open())).not.toBe(first);
+    } finally {
+      u.cleanup();
+    }
+  });
+});
+
+describe('schema: never a credential', () => {
+  it('no table or column is named like token, secret, password, credential or api key (the store and its search file)', () => {
+    const s = t.open();
     const names: string[] = [];
-    for (const { name } of tables) {
-      names.push(name);
-      for (const c of s.db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${name.replace(/'/g, "''")}')`).all()) names.push(`${name}.${c.name}`);
+    for (const db of [s.db, s.searchDb]) {
+      const tables = db.prepare<[], { name: string }>("SELECT name FROM main.sqlite_master WHERE type IN ('table', 'view')").all();
+      expect(tables.length).toBeGreaterThan(db === s.db ? 10 : 2);
+      for (const { name } of tables) {
+        names.push(name);
+        for (const c of db.prepare<[], { name: string }>(`SELECT name FROM main.pragma_table_info('${name.replace(/'/g, "''")}')`).all()) names.push(`${name}.${c.name}`);
+      }
     }
     expect(names).toContain('files.sha256');
+    expect(names).toContain('search_state.fields_id');
     expect(names.filter((n) => /token|secret|passw|credential|api_?key|bearer|auth/i.test(n))).toEqual([]);
   });
 
