@@ -101,7 +101,7 @@ export function openStore(path: string, o: OpenOptions = {}): Store {
   const search = searchQueries(searchDb).search;
   // Rows stored but not yet indexed when the store last closed (or the app stopped) are indexed by
   // the worker from now, and before any search.
-  const indexing = searchIndexing(searchDb, {
+  const indexing = searchIndexing(searchDb, db, {
     storePath: path, batchRows: o.searchBatchRows ?? SEARCH_BATCH_ROWS, idleMs: o.searchIdleMs ?? 1000, busyTimeoutMs: o.busyTimeoutMs ?? 5000,
     worker: o.searchWorker ?? true,
   });

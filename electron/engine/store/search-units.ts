@@ -33,7 +33,7 @@ export interface SearchUnits {
  * store's write lock too (SQLite begins a write on every attached database), and the store's pages
  * would wait for the index. Reads of the store in the unit see one snapshot.
  */
-export function searchUnits(db: Db, batchRows: number): SearchUnits {
+export function searchUnits(db: Db, batchRows: number, clearLog?: (seq: number) => void): SearchUnits {
   type Changes = { from: number; to: number };
   const state = db.prepare<[], { f: number; d: number; c: number }>('SELECT fields_id AS f, documents_id AS d, changes_seq AS c FROM main.search_state');
   const lock = db.prepare('UPDATE main.search_state SET changes_seq = changes_seq');
@@ -57,7 +57,9 @@ export function searchUnits(db: Db, batchRows: number): SearchUnits {
   const addDocuments = db.prepare<[number, number]>(
     `INSERT INTO main.document_search (rowid, class_name, file_name, joined) ${DOCUMENTS} WHERE d.id > ? AND d.id <= ? ORDER BY d.id`);
   const save = db.prepare<[number, number, number]>('UPDATE main.search_state SET fields_id = ?, documents_id = ?, changes_seq = ?');
-  const applied = db.prepare<[number]>('DELETE FROM store.search_changes WHERE seq <= ?');
+  // On the engine's thread, through the store's own connection (`clearLog`): inside a transaction of
+  // that connection it joins it, where this connection would wait for that transaction's lock.
+  const applied = clearLog ?? ((seq: number): void => void db.prepare<[number]>('DELETE FROM store.search_changes WHERE seq <= ?').run(seq));
 
   const unit = db.transaction((): number => {
     lock.run();
@@ -96,7 +98,7 @@ export function searchUnits(db: Db, batchRows: number): SearchUnits {
     // watermark still says they were applied, and the next unit that applies changes removes them too.
     if (seq > 0) {
       try {
-        applied.run(seq);
+        applied(seq);
       } catch {
         // as said
       }

@@ -95,8 +95,10 @@ const { parentPort, workerData } = require('node:worker_threads');
   ${searchConnection.toString()}, ${searchUnits.toString()});
 `;
 
-export function searchIndexing(db: Db, o: SearchIndexingOptions): SearchIndexing {
-  const units = searchUnits(db, o.batchRows);
+/** Indexing for the store `store`, whose search file's connection (search-file.ts) is `db`. */
+export function searchIndexing(db: Db, store: Db, o: SearchIndexingOptions): SearchIndexing {
+  const clearLog = store.prepare<[number]>('DELETE FROM search_changes WHERE seq <= ?');
+  const units = searchUnits(db, o.batchRows, (seq) => void clearLog.run(seq));
   const flags = new Int32Array(new SharedArrayBuffer(8));
   let worker: Worker | undefined;
   let failedToStart = !o.worker;
