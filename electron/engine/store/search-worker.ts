@@ -6,8 +6,9 @@
  * for the worker: it catches up on the engine's own connection first (the two take turns on the
  * search file's lock, and the watermark says what either has done).
  *
- * The worker starts with the first page stored (most stores opened never store one), or at open
- * when rows wait. If it cannot start or dies, the engine indexes on its own thread as before.
+ * The worker starts when storing is sustained (two units due by size within 5 s) or at open with a
+ * unit's worth waiting; until then, and if it cannot start or dies, the engine indexes on its own
+ * thread, when storing pauses or a unit's worth waits, as before 019.
  *
  * Why an eval'd worker: the app (electron-vite bundle), the command line (tsc) and the tests (from
  * source) each build the engine differently, and share no file a worker could load. The worker runs
@@ -46,6 +47,8 @@ type Port = { on(e: 'message', f: (m: unknown) => void): void; postMessage(m: un
 /** flags[STOP] set by the engine: no unit after the one in progress. flags[CLOSED] set by the worker once its connection is closed. */
 const STOP = 0;
 const CLOSED = 1;
+/** Two units due by size this close together (ms): storing is sustained, and the worker starts. */
+const SUSTAINED_MS = 5000;
 
 /** The worker's body; runs from its text (nothing from outside the function, constants included). */
 function workerMain(port: Port, data: WorkerData, Database: new (path: string) => Db, words: ReturnType<typeof joinedWordsModule>,
@@ -144,17 +147,29 @@ export function searchIndexing(db: Db, store: Db, o: SearchIndexingOptions): Sea
     idle = setTimeout(catchUpQuietly, o.idleMs).unref();
   };
 
-  if (units.pending()) {
-    start();
+  // The worker starts when storing is sustained: a unit's worth waits again within
+  // SUSTAINED_MS of the last time (a large run's results, 1,000,000 fields in bench:store), or at
+  // open (an upgraded store). Then indexing competes with storing, and a core of its own pays for its
+  // memory: a thread, its isolate and its malloc arena, about 50 MB at the peak of bench:hot-folder
+  // (10,000 files, 250 MB against 213 without; a worker from the first unit). Results that come
+  // slower, as the hot folder's runs do, are indexed on the engine's thread, as before 019.
+  let lastDue = Number.NEGATIVE_INFINITY;
+  const stored = (): void => {
+    if (worker === undefined && units.pendingFields() >= o.batchRows) {
+      const now = performance.now();
+      if (now - lastDue <= SUSTAINED_MS) start();
+      lastDue = now;
+    }
     if (worker === undefined) inThread();
-    else worker.postMessage(0);
-  }
+    else {
+      clearTimeout(idle);
+      worker.postMessage(0);
+    }
+  };
+  if (units.pendingFields() >= o.batchRows) start();
+  if (units.pending()) stored();
   return {
-    stored: () => {
-      start();
-      if (worker === undefined) inThread();
-      else worker.postMessage(0);
-    },
+    stored,
     catchUp: () => {
       clearTimeout(idle);
       units.catchUp();
