@@ -14,7 +14,7 @@ import { filesQueries, type FilesQueries } from './files.js';
 import { migrate } from './migrate.js';
 import type { Migration } from './migrations/index.js';
 import { resultsQueries, type ResultsQueries } from './results.js';
-import { openSearchFile } from './search-file.js';
+import { openSearchFile, removeSearchFile, unreadable } from './search-file.js';
 import { SEARCH_BATCH_ROWS } from './search-units.js';
 import { searchIndexing } from './search-worker.js';
 import { runsQueries, type RunsQueries } from './runs.js';
@@ -88,38 +88,66 @@ export function openDatabase(path: string, o: Pick<OpenOptions, 'busyTimeoutMs'>
 /** Opens (creating when needed) the store at `path` and migrates it to the latest schema. */
 export function openStore(path: string, o: OpenOptions = {}): Store {
   const db = openDatabase(path, o);
-  let searchDb: Db;
+  const now = o.now ?? Date.now;
+  const busyTimeoutMs = o.busyTimeoutMs ?? 5000;
+  // The search file's connection, search and indexing (search-file.ts). Rows stored but not yet
+  // indexed when the store last closed (or the app stopped) are indexed from now, and before any search.
+  const openSearch = () => {
+    const searchDb = openSearchFile(db, path, busyTimeoutMs);
+    try {
+      return {
+        db: searchDb,
+        search: searchQueries(searchDb).search,
+        indexing: searchIndexing(searchDb, db, {
+          storePath: path, batchRows: o.searchBatchRows ?? SEARCH_BATCH_ROWS, idleMs: o.searchIdleMs ?? 1000, busyTimeoutMs, worker: o.searchWorker ?? true,
+        }),
+      };
+    } catch (e) {
+      searchDb.close();
+      throw e;
+    }
+  };
+  // A search file that is not a database or is damaged is made again, empty, and filled from the
+  // store: at open, or when a search finds the damage (the search then waits for the whole index).
+  const remade = () => {
+    removeSearchFile(path);
+    return openSearch();
+  };
+  let side: ReturnType<typeof openSearch>;
   try {
     migrate(db, o.migrations);
-    searchDb = openSearchFile(db, path, o.busyTimeoutMs ?? 5000);
+    try {
+      side = openSearch();
+    } catch (e) {
+      if (!unreadable(e)) throw e;
+      side = remade();
+    }
   } catch (e) {
     db.close();
     throw e;
   }
-  const now = o.now ?? Date.now;
   const storedResults = resultsQueries(db, now);
-  const search = searchQueries(searchDb).search;
-  // Rows stored but not yet indexed when the store last closed (or the app stopped) are indexed by
-  // the worker from now, and before any search.
-  const indexing = searchIndexing(searchDb, db, {
-    storePath: path, batchRows: o.searchBatchRows ?? SEARCH_BATCH_ROWS, idleMs: o.searchIdleMs ?? 1000, busyTimeoutMs: o.busyTimeoutMs ?? 5000,
-    worker: o.searchWorker ?? true,
-  });
   const results: ResultsQueries = {
     ...storedResults,
     storeResultsPage: (...a) => {
       const out = storedResults.storeResultsPage(...a);
-      indexing.stored();
+      side.indexing.stored();
       return out;
     },
-    indexForSearch: () => indexing.catchUp(),
+    indexForSearch: () => side.indexing.catchUp(),
+  };
+  const closeSearch = (): void => {
+    side.indexing.close();
+    if (side.db.open) side.db.close();
   };
   // One wrapper for every call: better-sqlite3 builds a wrapper with its own statements per
   // db.transaction(), which the group commit (one savepoint per write) paid for every file and step.
   const inTransaction = db.transaction((fn: () => unknown) => fn());
   return {
     db,
-    searchDb,
+    get searchDb() {
+      return side.db;
+    },
     path,
     services: servicesQueries(db, now),
     folders: foldersQueries(db, now),
@@ -128,15 +156,22 @@ export function openStore(path: string, o: OpenOptions = {}): Store {
     results,
     // A search first indexes what was stored since the last indexing: it never misses a stored row.
     search: (...a) => {
-      indexing.catchUp();
-      return search(...a);
+      try {
+        side.indexing.catchUp();
+        return side.search(...a);
+      } catch (e) {
+        if (!unreadable(e)) throw e;
+        closeSearch();
+        side = remade();
+        side.indexing.catchUp();
+        return side.search(...a);
+      }
     },
     browse: browseQueries(db),
     share: shareQueries(db, now),
     transaction: <T>(fn: () => T): T => inTransaction.immediate(fn) as T,
     close: () => {
-      indexing.close();
-      if (searchDb.open) searchDb.close();
+      closeSearch();
       if (db.open) db.close();
     },
   };

@@ -55,46 +55,55 @@ const SCHEMA = `
   INSERT INTO document_search (document_search, rank) VALUES ('hashsize', 8388608);
 `;
 
-/** SQLite's answers for a file that is not a database, or a damaged one: the file is made again. */
-const UNREADABLE = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
+/** Whether `e` is SQLite's answer for a file that is not a database, or a damaged one: the search file is then made again. */
+export function unreadable(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_NOTADB') || code.startsWith('SQLITE_CORRUPT'));
+}
+
+/** Deletes the search file of the store at `storePath` (with its WAL), to be made again. */
+export function removeSearchFile(storePath: string): void {
+  const path = searchFileOf(storePath);
+  for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
+}
 
 /**
  * Opens the search file of the store `store` (at `storePath`, migrated), making it again when it is
- * not this store's or not readable, and attaches the store as `store`: the connection searches
- * (search.ts reads the store's tables through it) and catches up (search-units.ts).
+ * not this store's, or is ahead of it, and attaches the store as `store`: the connection searches
+ * (search.ts reads the store's tables through it) and catches up (search-units.ts). A file that is
+ * not readable throws (`unreadable`): the caller deletes it and opens again (open.ts).
+ *
+ * Ahead of the store: a watermark past the store's last change logged (`search_changes`' sequence,
+ * which only grows), or, with no change waiting, past its last field or document. That is a store
+ * file restored from an older copy of itself beside a newer search file: the index would hold rows
+ * the store no longer has, under ids it will give again.
  */
 export function openSearchFile(store: Db, storePath: string, busyTimeoutMs: number): Db {
-  const path = searchFileOf(storePath);
-  const { id } = store.prepare<[], { id: string }>('SELECT id FROM store_identity').get()!;
-  const { seq } = store.prepare<[], { seq: number }>('SELECT coalesce(max(seq), 0) AS seq FROM search_changes').get()!;
-  const open = (): Db => {
-    const db = new Database(path);
-    try {
-      searchConnection(db, busyTimeoutMs);
-      registerJoinedWords(db);
-      // Made again (emptied) unless it is this store's at this schema; in one transaction, as
-      // another process with the same store may open it at the same moment.
-      db.transaction(() => {
-        const current = db.pragma('user_version', { simple: true }) === SEARCH_SCHEMA
-          && db.prepare<[], { store_id: string }>('SELECT store_id FROM search_state').get()?.store_id === id;
-        if (current) return;
-        db.exec(`DROP TABLE IF EXISTS field_search; DROP TABLE IF EXISTS document_search; DROP TABLE IF EXISTS search_state; ${SCHEMA}`);
-        // Changes logged before now are of rows not in this index: every row is indexed as new.
-        db.prepare('INSERT INTO search_state (store_id, fields_id, documents_id, changes_seq) VALUES (?, 0, 0, ?)').run(id, seq);
-        db.pragma(`user_version = ${SEARCH_SCHEMA}`);
-      }).immediate();
-      db.prepare('ATTACH DATABASE ? AS store').run(storePath);
-      return db;
-    } catch (e) {
-      db.close();
-      throw e;
-    }
-  };
+  const now = store.prepare<[], { id: string; seq: number; f: number; d: number }>(
+    `SELECT (SELECT id FROM store_identity) AS id, coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'search_changes'), 0) AS seq,
+       coalesce((SELECT max(id) FROM fields), 0) AS f, coalesce((SELECT max(id) FROM documents), 0) AS d`).get()!;
+  const db = new Database(searchFileOf(storePath));
   try {
-    return open();
+    searchConnection(db, busyTimeoutMs);
+    registerJoinedWords(db);
+    // Made again (emptied) unless it is this store's, at this schema, not ahead of it; in one
+    // transaction, as another process with the same store may open it at the same moment.
+    db.transaction(() => {
+      const at = db.pragma('user_version', { simple: true }) === SEARCH_SCHEMA
+        ? db.prepare<[], { store_id: string; fields_id: number; documents_id: number; changes_seq: number }>('SELECT * FROM search_state').get()
+        : undefined;
+      const current = at !== undefined && at.store_id === now.id && at.changes_seq <= now.seq
+        && (at.changes_seq < now.seq || (at.fields_id <= now.f && at.documents_id <= now.d));
+      if (current) return;
+      db.exec(`DROP TABLE IF EXISTS field_search; DROP TABLE IF EXISTS document_search; DROP TABLE IF EXISTS search_state; ${SCHEMA}`);
+      // Changes logged before now are of rows not in this index: every row is indexed as new.
+      db.prepare('INSERT INTO search_state (store_id, fields_id, documents_id, changes_seq) VALUES (?, 0, 0, ?)').run(now.id, now.seq);
+      db.pragma(`user_version = ${SEARCH_SCHEMA}`);
+    }).immediate();
+    db.prepare('ATTACH DATABASE ? AS store').run(storePath);
+    return db;
   } catch (e) {
-    if (!UNREADABLE.has((e as { code?: string }).code ?? '')) throw e;
-    for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
-    return open();
+    db.close();
+    throw e;
   }
 }

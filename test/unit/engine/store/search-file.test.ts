@@ -9,7 +9,7 @@
  * that is missing, another store's, of another schema or not a database is made again from the
  * store, both modes end in the same index, and closing the store mid-way leaves a consistent one.
  */
-import { copyFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS, migrate, openDatabase, type OpenOptions, type Store } from '../../../../electron/engine/store/index.js';
 import { searchWatermark } from '../../../../electron/engine/store/migrations/011-search-watermark.js';
@@ -519,6 +519,73 @@ describe.each(MODES)('search file, indexed on $mode', ({ searchWorker }) => {
     expect(watermark(again.searchDb)).toEqual({ fields: 0, documents: 0, changes: 0 });
     again.results.indexForSearch();
     expect(matching(again.searchDb, 'field_search', 'Quokka')).toEqual([]);
+    expectInStep(again);
+  });
+
+  it('a search file damaged past its first pages is made again: at open, or when a search meets the damage', () => {
+    const s = open(QUIET);
+    const run = s.runs.addRun({ serviceRunId: 'run_8f2a' }).id;
+    for (let offset = 0; offset < 250; offset += 5) store(s, run, resultsPage(), offset);
+    s.results.indexForSearch();
+    s.close();
+    const damage = (fromPage: number) => {
+      const bytes = readFileSync(searchFileOf(t.path));
+      bytes.fill(0x5a, fromPage * 4096);
+      writeFileSync(searchFileOf(t.path), bytes);
+    };
+    // Its schema and watermark readable, an index's root not: found as the store opens.
+    damage(2);
+    const a = open(QUIET);
+    expect(a.search('Café')).toHaveLength(50);
+    expectInStep(a);
+    a.close();
+    // Only index pages damaged: the store opens, and the first search that reads them makes the file again.
+    damage(10);
+    const b = open(QUIET);
+    expect(b.search('Café')).toHaveLength(50);
+    expect(b.search('INV-2026-0042')).toHaveLength(50);
+    expectInStep(b);
+  });
+
+  it('a store restored from an older copy of itself, beside its newer search file, gets the search file made again', () => {
+    const s = open(QUIET);
+    const run = s.runs.addRun({ serviceRunId: 'run_8f2a' }).id;
+    store(s, run);
+    s.results.indexForSearch();
+    s.close();
+    copyFileSync(t.path, `${t.path}.bak`);
+    const later = open(QUIET);
+    store(later, run, reviewed('INV-2026-0099'));
+    later.results.indexForSearch();
+    later.close();
+    copyFileSync(`${t.path}.bak`, t.path);
+
+    const again = open(QUIET);
+    expect(again.search('INV-2026-0099').map((h) => h.value)).toEqual([]);
+    expect(again.search('INV-2026-0042').map((h) => h.value)).toEqual(['INV-2026-0042']);
+    again.db.prepare("UPDATE fields SET value = 'Café Noir' WHERE value = 'Café Olé'").run();
+    expect(again.search('Noir').map((h) => h.value)).toEqual(['Café Noir']);
+    expectInStep(again);
+  });
+
+  it('a store restored from an older copy with fewer results and no change since gets the search file made again', () => {
+    const s = open(QUIET);
+    const run = s.runs.addRun({ serviceRunId: 'run_8f2a' }).id;
+    store(s, run);
+    s.close();
+    copyFileSync(t.path, `${t.path}.bak`);
+    const later = open(QUIET);
+    store(later, run, reviewed('INV-2026-0099'), 5);
+    later.results.indexForSearch();
+    later.close();
+    copyFileSync(`${t.path}.bak`, t.path);
+
+    const again = open(QUIET);
+    expect(again.search('INV-2026-0099')).toEqual([]);
+    // Stored again under the ids the newer copy had used: found with its own words.
+    store(again, run, reviewed('INV-2026-0077'), 5);
+    expect(again.search('INV-2026-0077').map((h) => h.value)).toEqual(['INV-2026-0077']);
+    expect(again.search('INV-2026-0099')).toEqual([]);
     expectInStep(again);
   });
 
