@@ -29,8 +29,6 @@ export interface SearchIndexing {
   catchUp(): void;
   /** Stops the worker, waiting for the unit in progress (the store closing). */
   close(): void;
-  /** Whether the worker is indexing (false before the first page, or after it could not start). */
-  readonly inWorker: boolean;
 }
 
 export interface SearchIndexingOptions {
@@ -188,9 +186,6 @@ export function searchIndexing(db: Db, store: Db, o: SearchIndexingOptions): Sea
         // Atomics.wait not allowed on this thread: the worker stops as soon as it can.
       }
       void w.terminate();
-    },
-    get inWorker() {
-      return worker !== undefined;
     },
   };
 }
