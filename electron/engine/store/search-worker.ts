@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Db } from './db.js';
 import { joinedWordsModule } from './joined-words.js';
-import { searchConnection, searchFileOf } from './search-file.js';
+import { attachStore, searchConnection, searchFileOf } from './search-file.js';
 import { searchUnits } from './search-units.js';
 
 export interface SearchIndexing {
@@ -50,7 +50,7 @@ const SUSTAINED_MS = 5000;
 
 /** The worker's body; runs from its text (nothing from outside the function, constants included). */
 function workerMain(port: Port, data: WorkerData, Database: new (path: string) => Db, words: ReturnType<typeof joinedWordsModule>,
-  connect: typeof searchConnection, units: typeof searchUnits): void {
+  connect: typeof searchConnection, attach: typeof attachStore, units: typeof searchUnits): void {
   const flags = new Int32Array(data.flags);
   const closed = (): void => {
     Atomics.store(flags, 1, 1);
@@ -61,7 +61,7 @@ function workerMain(port: Port, data: WorkerData, Database: new (path: string) =
   try {
     db = new Database(data.searchPath);
     connect(db, data.busyTimeoutMs);
-    db.prepare('ATTACH DATABASE ? AS store').run(data.storePath);
+    attach(db, data.storePath);
     db.function('joined_words', { deterministic: true }, words.sqlJoinedWords);
     u = units(db, data.batchRows);
   } catch (e) {
@@ -93,7 +93,7 @@ function workerMain(port: Port, data: WorkerData, Database: new (path: string) =
 const SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 (${workerMain.toString()})(parentPort, workerData, require(workerData.sqlite), (${joinedWordsModule.toString()})(),
-  ${searchConnection.toString()}, ${searchUnits.toString()});
+  ${searchConnection.toString()}, ${attachStore.toString()}, ${searchUnits.toString()});
 `;
 
 /** Indexing for the store `store`, whose search file's connection (search-file.ts) is `db`. */

@@ -622,6 +622,17 @@ describe.each(MODES)('search file, indexed on $mode', ({ searchWorker }) => {
   });
 });
 
+describe('the search file connection', () => {
+  // better-sqlite3's 16 MB default was a third page cache beside the store's (bench:hot-folder's peak, issue 14).
+  it('keeps a page cache of 2 MB for the search file and for the store attached to it', () => {
+    const s = t.open();
+    expect(s.searchDb.pragma('main.cache_size', { simple: true })).toBe(-2000);
+    expect(s.searchDb.pragma('store.cache_size', { simple: true })).toBe(-2000);
+    // The store's own connection keeps its larger cache: pages are stored through it.
+    expect(s.db.pragma('cache_size', { simple: true })).toBe(-16000);
+  });
+});
+
 describe('worker and engine thread', () => {
   /** The same stores, re-stores, edits and deletes, with searches between; what the index holds at the end. */
   async function sequence(s: Store, searchWorker: boolean) {
