@@ -149,8 +149,9 @@ export function searchIndexing(db: Db, store: Db, o: SearchIndexingOptions): Sea
   // SUSTAINED_MS of the last time (a large run's results, 1,000,000 fields in bench:store), or at
   // open (an upgraded store). Then indexing competes with storing, and a core of its own pays for its
   // memory: a thread, its isolate and its malloc arena, about 50 MB at the peak of bench:hot-folder
-  // (10,000 files, 250 MB against 213 without; a worker from the first unit). Results that come
-  // slower, as the hot folder's runs do, are indexed on the engine's thread, as before 019.
+  // (10,000 files, 250 MB against 213 without; a worker from the first unit, measured while its
+  // connection kept 16 MB page caches). Results that come slower, as the hot folder's runs do, are
+  // indexed on the engine's thread, as before 019.
   let lastDue = Number.NEGATIVE_INFINITY;
   const stored = (): void => {
     if (worker === undefined && units.pendingFields() >= o.batchRows) {
