@@ -139,8 +139,9 @@ export function searchIndexing(db: Db, store: Db, o: SearchIndexingOptions): Sea
       // as said
     }
   };
-  const inThread = (): void => {
-    if (units.pendingFields() >= o.batchRows) catchUpQuietly();
+  /** `due`: a unit's worth waits (read once per page, by `stored`). */
+  const inThread = (due: boolean): void => {
+    if (due) catchUpQuietly();
     clearTimeout(idle);
     idle = setTimeout(catchUpQuietly, o.idleMs).unref();
   };
@@ -154,12 +155,13 @@ export function searchIndexing(db: Db, store: Db, o: SearchIndexingOptions): Sea
   // indexed on the engine's thread, as before 019.
   let lastDue = Number.NEGATIVE_INFINITY;
   const stored = (): void => {
-    if (worker === undefined && units.pendingFields() >= o.batchRows) {
+    const due = worker === undefined && units.pendingFields() >= o.batchRows;
+    if (due) {
       const now = performance.now();
       if (now - lastDue <= SUSTAINED_MS) start();
       lastDue = now;
     }
-    if (worker === undefined) inThread();
+    if (worker === undefined) inThread(due);
     else {
       clearTimeout(idle);
       worker.postMessage(0);
