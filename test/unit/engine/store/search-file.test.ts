@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS, migrate, openDatabase, type OpenOptions, type Store } from '../../../../electron/engine/store/index.js';
 import { searchWatermark } from '../../../../electron/engine/store/migrations/011-search-watermark.js';
 import { resultsQueries } from '../../../../electron/engine/store/results.js';
-import { SEARCH_SCHEMA, searchFileOf } from '../../../../electron/engine/store/search-file.js';
+import { removeSearchFile, SEARCH_SCHEMA, searchFileOf } from '../../../../electron/engine/store/search-file.js';
 import { parseResultsPage } from '../../../../shared/service/index.js';
 import { ftsRows } from '../../../helpers/fts-rows.js';
 import { resultsPage, tempStore, type TempStore } from './fixtures.js';
@@ -111,6 +111,15 @@ const MODES = [
 
 describe.each(MODES)('search file, indexed on $mode', ({ searchWorker }) => {
   const open = (o: OpenOptions = {}) => t.open({ searchWorker, ...o });
+  /** The store with the fixture page stored and indexed, then closed: the run's id. */
+  const indexedAndClosed = (): number => {
+    const s = open(QUIET);
+    const run = s.runs.addRun({ serviceRunId: 'run_8f2a' }).id;
+    store(s, run);
+    s.results.indexForSearch();
+    s.close();
+    return run;
+  };
 
   it('rows wait below the batch size, and a search right after storing catches up first and finds them', async () => {
     const s = open(QUIET);
@@ -427,8 +436,8 @@ describe.each(MODES)('search file, indexed on $mode', ({ searchWorker }) => {
     store(s, other, reviewed('INV-2026-0055'));
     s.results.indexForSearch();
     s.close();
+    removeSearchFile(t.path);
     const file = searchFileOf(t.path);
-    for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
 
     const again = open(QUIET);
     expect(existsSync(file)).toBe(true);
@@ -472,10 +481,7 @@ describe.each(MODES)('search file, indexed on $mode', ({ searchWorker }) => {
   });
 
   it("a store whose identity changed (a copy made another store) gets its search file made again", () => {
-    const s = open(QUIET);
-    store(s, s.runs.addRun({ serviceRunId: 'run_8f2a' }).id);
-    s.results.indexForSearch();
-    s.close();
+    indexedAndClosed();
     const raw = openDatabase(t.path);
     raw.prepare("UPDATE store_identity SET id = '0123456789abcdef0123456789abcdef'").run();
     raw.close();
@@ -489,10 +495,7 @@ describe.each(MODES)('search file, indexed on $mode', ({ searchWorker }) => {
   });
 
   it('a search file that is not a database is made again, and nothing throws', () => {
-    const s = open(QUIET);
-    store(s, s.runs.addRun({ serviceRunId: 'run_8f2a' }).id);
-    s.results.indexForSearch();
-    s.close();
+    indexedAndClosed();
     writeFileSync(searchFileOf(t.path), 'not a database, whatever its name says. '.repeat(200));
 
     const again = open(QUIET);
@@ -504,10 +507,7 @@ describe.each(MODES)('search file, indexed on $mode', ({ searchWorker }) => {
   });
 
   it('a search file at another schema version is made again', () => {
-    const s = open(QUIET);
-    store(s, s.runs.addRun({ serviceRunId: 'run_8f2a' }).id);
-    s.results.indexForSearch();
-    s.close();
+    indexedAndClosed();
     const raw = rawSearchFile();
     // A row no store holds: kept, it would be one row too many in the index.
     raw.prepare("INSERT INTO field_search (rowid, value, name, joined) VALUES (999, 'Quokka', 'stale', '')").run();
@@ -548,11 +548,7 @@ describe.each(MODES)('search file, indexed on $mode', ({ searchWorker }) => {
   });
 
   it('a store restored from an older copy of itself, beside its newer search file, gets the search file made again', () => {
-    const s = open(QUIET);
-    const run = s.runs.addRun({ serviceRunId: 'run_8f2a' }).id;
-    store(s, run);
-    s.results.indexForSearch();
-    s.close();
+    const run = indexedAndClosed();
     copyFileSync(t.path, `${t.path}.bak`);
     const later = open(QUIET);
     store(later, run, reviewed('INV-2026-0099'));
