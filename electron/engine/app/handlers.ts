@@ -7,6 +7,7 @@ import { runNamed } from '../../../shared/ui/messages.js';
 import type { FolderView, ResultTreeFolder } from '../../../shared/ui/views.js';
 import { normalizeNamespace, normalizeUrl, saveConnectionSettings, type Connection } from '../config/connection.js';
 import { KeychainUnavailableError } from '../config/credentials.js';
+import { localName } from '../config/local-names.js';
 import type { Engine } from '../engine.js';
 import type { AppCore } from './core.js';
 import { exportRun, exportSelection, type ExportFormat } from './exports.js';
@@ -277,7 +278,8 @@ export function createHandlers(core: AppCore): Handlers {
       const run = runOrThrow(runId);
       const out = exportRun(core.store, runId, format);
       if (out.files === 0) throw new Error(`${runNamed(run.createdMs)} has no results stored yet: there is nothing to export.`);
-      return { name: `${run.serviceRunId}${exportSuffix(format)}`, mime: exportMime(format), text: out.text };
+      // The run id is the service's: a file name made of it is made safe (issue 26).
+      return { name: `${localName(run.serviceRunId)}${exportSuffix(format)}`, mime: exportMime(format), text: out.text };
     },
     'export.selection': async ({ folderId, sinceMs, untilMs, format }) => {
       const folder = folderId === undefined || folderId === 0 ? undefined : core.store.folders.get(folderId);

@@ -1,12 +1,14 @@
 import { mkdir } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { RunStatus } from '../../../shared/service/runs.js';
 import { fieldFailures } from '../../../shared/ui/messages.js';
+import { isInside, LocalFileNames, localName, pathInside } from '../config/local-names.js';
 import { isServiceError } from '../service/index.js';
 import type { FileRow, RunRow } from '../store/index.js';
 import { log, setState, settingsOf, type PipelineContext } from './context.js';
 import { writeFileOutputs } from './outputs.js';
 import { moveInto, moveToErrorFolder } from './route.js';
+import { removeStagedCopy } from './staged-drops.js';
 import { rm } from 'node:fs/promises';
 
 export interface PollPolicy {
@@ -34,18 +36,27 @@ async function storeResults(ctx: PipelineContext, run: RunRow, signal: AbortSign
     ctx.memoryCheck?.();
     await ctx.uploadsFirst?.();
   }
-  // Per service: two services may use the same run ids.
-  const dir = join(ctx.home, 'artifacts', String(ctx.serviceId), run.serviceRunId);
-  const known = new Set(ctx.store.results.artifactsOfRun(run.id).map((a) => a.servicePath));
+  // Per service: two services may use the same run ids. The run id and the PDFs' names are the
+  // service's words: made local names, and the paths checked to stay below artifacts/ (issue 26).
+  const root = join(ctx.home, 'artifacts');
+  const dir = pathInside(root, [String(ctx.serviceId), localName(run.serviceRunId)]);
+  const stored = ctx.store.results.artifactsOfRun(run.id);
+  const known = new Set(stored.map((a) => a.servicePath));
+  const names = new LocalFileNames(stored.filter((a) => resolve(dirname(a.localPath)) === dir).map((a) => basename(a.localPath)));
   // Only the documents' PDF paths: the run's fields (thousands, each with its JSON) are not read here.
   for (const d of ctx.store.results.postProcessedPdfsOfRun(run.id)) {
     if (known.has(d.path)) continue;
     known.add(d.path);
-    ctx.store.results.addArtifact({ runId: run.id, documentId: d.documentId, servicePath: d.path, localPath: join(dir, basename(d.path)) });
+    ctx.store.results.addArtifact({ runId: run.id, documentId: d.documentId, servicePath: d.path, localPath: pathInside(dir, [names.assign(d.path)]) });
   }
   await mkdir(dir, { recursive: true });
   for (const a of ctx.store.results.artifactsOfRun(run.id)) {
     if (a.complete) continue;
+    // A row an older DocSync stored from a hostile name: its PDF is not fetched there.
+    if (!isInside(root, a.localPath)) {
+      log(ctx, 'warn', 'DocSync did not download a processed PDF: the service\'s name for it would have put it outside DocSync\'s folder.', { detail: `run ${run.serviceRunId}: ${a.servicePath} -> ${a.localPath}` });
+      continue;
+    }
     const r = await ctx.client.downloadFile(a.servicePath, a.localPath, { signal });
     ctx.store.results.setArtifactProgress(a.id, r.size, true);
   }
@@ -69,7 +80,7 @@ function fileErrors(ctx: PipelineContext, f: FileRow, runId: number): string | n
 }
 
 /** The end of a file: state, its output files, and where it goes (archive, error folder, deleted, kept). */
-async function finishFile(ctx: PipelineContext, f: FileRow, runId: number, failure: string | null): Promise<void> {
+async function finishFile(ctx: PipelineContext, f: FileRow, runId: number, failure: string | null, resultsStored: boolean): Promise<void> {
   const folder = f.folderId !== null ? ctx.store.folders.get(f.folderId) : undefined;
   const s = folder ? settingsOf(folder) : undefined;
   // A shared folder's file: its outcome is recorded for the fleet first. Taken over meanwhile (this
@@ -86,6 +97,7 @@ async function finishFile(ctx: PipelineContext, f: FileRow, runId: number, failu
     if (failure && s?.afterFailure.errorDir) await moveToErrorFolder(f.path, s.afterFailure.errorDir, failure);
     else if (!failure && s?.afterSuccess.action === 'archive') await moveInto(f.path, s.afterSuccess.archiveDir);
     else if (!failure && s?.afterSuccess.action === 'delete') await rm(f.path, { force: true });
+    else if (resultsStored && f.folderId === null) await removeStagedCopy(ctx.home, f.path);
   } catch (e) {
     log(ctx, 'warn', `DocSync could not move ${f.originalName} out of the hot folder after it was processed; it stays where it is.`, { detail: `${f.path}: ${(e as Error).message}` });
   }
@@ -97,7 +109,7 @@ async function finishRunFiles(ctx: PipelineContext, run: RunRow, status: RunStat
   for (const f of ctx.store.files.list({ batchId: run.batchId })) {
     if (f.state !== 'running' && f.state !== 'uploaded') continue;
     const failure = status === 'COMPLETE' ? fileErrors(ctx, f, run.id) : `the run ${status === 'CANCELLED' ? 'was cancelled' : 'failed'}: ${msg ?? 'no message'}`;
-    await finishFile(ctx, f, run.id, failure);
+    await finishFile(ctx, f, run.id, failure, status === 'COMPLETE');
   }
 }
 
