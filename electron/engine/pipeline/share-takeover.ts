@@ -7,7 +7,8 @@
  *   ensureRun finds a run already started by its `docsync:<name>` tag instead of starting another.
  */
 import { stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
+import { sharedFilePath } from '../config/local-names.js';
 import type { Share, ShareBatchFile, Takeover } from '../share/api.js';
 import type { FileRow, FolderRow } from '../store/index.js';
 import { inWords, log, setState, technical, type PipelineContext } from './context.js';
@@ -23,9 +24,23 @@ export interface TakeoverHost {
 /** States a local row may be in to be the file taken over (anything else is a different sighting). */
 const REUSABLE = new Set(['elsewhere', 'discovered', 'stable', 'queued']);
 
+/**
+ * Where the file a record names lies in this folder; null (and a warning) when the record names a
+ * place outside it: records come through the service, and such a file is never uploaded, moved or deleted.
+ */
+function recordedPath(ctx: PipelineContext, folder: FolderRow, rel: string): string | null {
+  try {
+    return sharedFilePath(folder.path, rel);
+  } catch (e) {
+    log(ctx, 'warn', `${(e as Error).message} It was recorded by another agent of the shared folder ${folder.path}.`, { detail: technical(e) });
+    return null;
+  }
+}
+
 /** This folder's row for the file at `rel` with content `sha`, made when this agent has none. Null when the file is gone. */
 async function rowFor(ctx: PipelineContext, folder: FolderRow, f: { sha256: string; rel: string; size?: number; mtimeMs?: number }): Promise<FileRow | null> {
-  const path = join(folder.path, ...f.rel.split('/'));
+  const path = recordedPath(ctx, folder, f.rel);
+  if (path === null) return null;
   const known = ctx.store.files.byPath(path);
   if (known && known.sha256 === f.sha256 && REUSABLE.has(known.state) && (known.state !== 'queued' || known.batchId === null)) return known;
   const st = await stat(path).catch(() => null);
@@ -70,10 +85,11 @@ async function takeBatch(
   const elsewhereHere: ShareBatchFile[] = [];
   for (const file of r.files) {
     const inWork = ctx.store.share.contentInWork(folder.id, file.sha256, -1);
-    const known = ctx.store.files.byPath(join(folder.path, ...file.rel.split('/')));
+    const path = recordedPath(ctx, folder, file.rel);
+    const known = path === null ? undefined : ctx.store.files.byPath(path);
     const inOtherBatch = inWork && !(known && known.sha256 === file.sha256 && (known.batchId === null || known.batchId === existing?.id));
     if (inOtherBatch) elsewhereHere.push(file);
-    else rows.push({ file, row: await rowFor(ctx, folder, file) });
+    else rows.push({ file, row: path === null ? null : await rowFor(ctx, folder, file) });
   }
   const batchId = ctx.store.transaction(() => {
     let id: number;
