@@ -11,6 +11,7 @@ import type { Store } from '../engine/store/index.js';
 import { UsageError } from './args.js';
 import { dataHome, openLocalStore } from './local.js';
 import { inCliWords } from './words.js';
+import { shown } from '../../shared/shown.js';
 
 export { dataHome, openLocalStore };
 
@@ -57,7 +58,7 @@ export async function openHost(o: { home?: string; conn?: Connection; quietLogs?
   const client = serviceClient(conn);
   const engine = new Engine({ store, client, service: { url: conn.url, context: conn.context ?? null }, home });
   if (!o.quietLogs) engine.on('log', ({ level, msg }) => {
-    if (level !== 'info') console.error(`${level}: ${msg}`);
+    if (level !== 'info') console.error(`${level}: ${shown(msg)}`);
   });
   let closed = false;
   return {

@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 import { UsageError } from './args.js';
 import { inCliWords } from './words.js';
+import { shown } from '../../shared/shown.js';
+import { privateByDefault } from '../engine/config/private-files.js';
+
+// Before anything is created: what DocSync writes is its owner's alone (issue 26).
+privateByDefault();
 const HELP = `docsync <command> [options]   (docsync <command> --help for its options)
 
 Commands:
@@ -83,7 +88,7 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 main(process.argv.slice(2)).then(exitWhenFlushed, (err: unknown) => {
   // One line, always: messages from below may carry newlines.
   // A service error no command worded itself still reads in the shared words (the detail: DOCSYNC_DEBUG).
-  const line = inCliWords(err).message.replace(/\s*\n\s*/g, ' ').trim();
+  const line = shown(inCliWords(err).message.replace(/\s*\n\s*/g, ' ').trim());
   console.error(`docsync: ${line}`);
   if (!(err instanceof UsageError) && process.env.DOCSYNC_DEBUG) console.error(err);
   exitWhenFlushed(err instanceof UsageError ? 2 : 1);

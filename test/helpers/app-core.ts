@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { AppCore } from '../../electron/engine/app/core.js';
 import type { HostHooks } from '../../electron/engine/app/host-hooks.js';
 import { MemoryStore, type CredentialStore } from '../../electron/engine/config/credentials.js';
-import { startBuiltInSandbox, type BuiltInSandbox } from '../../sandbox/index.js';
+import { DEFAULT_USERS, startBuiltInSandbox, type BuiltInSandbox, type UsersConfig } from '../../sandbox/index.js';
 import type { Args, RequestChannel, Results } from '../../shared/ui/contract.js';
 import { FAST } from './sandbox.js';
 
@@ -47,4 +47,9 @@ export async function coreEnv(o: { credentials?: CredentialStore; hooks?: Partia
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/** The built-in sandbox's users, for a sandbox started again in its place: its full-access user keeps `token`. */
+export function builtInUsers(token: string): UsersConfig {
+  return { org: DEFAULT_USERS.org, users: DEFAULT_USERS.users.map((u) => (u.orgAdmin && !u.serviceAccount ? { ...u, token } : u)) };
 }

@@ -6,6 +6,7 @@ import { openLocalStore } from '../local.js';
 import type { Store } from '../../engine/store/index.js';
 import { validateFolderSettings } from '../../../shared/hot-folder.js';
 import { printJson, table, when } from '../output.js';
+import { shown } from '../../../shared/shown.js';
 
 export const STATUS_HELP = `docsync status [--json]
   Files per state, uploads in progress (bytes of the parts recorded so far), hot folders, the
@@ -39,10 +40,10 @@ function sharedFolders(store: Store) {
 function printShares(shares: ReturnType<typeof sharedFolders>): void {
   for (const s of shares) {
     if (s.seenMs === null) {
-      console.log(`shared folder ${s.path} (share "${s.share}"): no computer seen yet; they show here once "docsync serve" or the app runs`);
+      console.log(`shared folder ${shown(s.path)} (share "${shown(s.share)}"): no computer seen yet; they show here once "docsync serve" or the app runs`);
       continue;
     }
-    console.log(`shared folder ${s.path} (share "${s.share}"), as seen ${ago(s.seenMs)}:`);
+    console.log(`shared folder ${shown(s.path)} (share "${shown(s.share)}"), as seen ${ago(s.seenMs)}:`);
     console.log(table(['AGENT', 'HOST', 'LAST HEARTBEAT', 'FILES IN FLIGHT', 'STALE'], s.agents.map((a) => [
       a.self ? `${a.name} (this one)` : a.name, a.host, a.lastHeartbeatMs === null ? 'not yet' : ago(a.lastHeartbeatMs), a.inFlight, a.stale ? 'yes: its files go to the others' : 'no',
     ])));

@@ -8,6 +8,7 @@ import type { RunRow, Store } from '../../engine/store/index.js';
 import { parseArgs, UsageError, type ParsedArgs } from '../args.js';
 import { openLocalStore } from '../local.js';
 import { printJson, table, writeAtomic } from '../output.js';
+import { shown } from '../../../shared/shown.js';
 
 export const RESULTS_HELP = `docsync results [RUN_ID] [--json]
   The stored results of a run (RUN_ID: the service's run id; default: the latest run with results),
@@ -55,10 +56,10 @@ export function resultsCommand(argv: string[]): void {
     const caseFields = store.results.caseFields(run.id);
     const origin = store.services.label(run.serviceId);
     if (args.booleans.has('json')) return printJson({ run: { ...run, origin }, files: JSON.parse(resultsJson(files)) as unknown, caseFields });
-    console.log(`run ${run.serviceRunId} ${run.status ?? ''}${origin ? ` from ${origin}` : ''}: ${plural(files.length, 'file')}`);
+    console.log(`run ${shown(run.serviceRunId)} ${shown(run.status ?? '')}${origin ? ` from ${shown(origin)}` : ''}: ${plural(files.length, 'file')}`);
     for (const f of files) {
       f.documents.forEach((d, i) => {
-        console.log(`\n${f.originalFileName ?? f.inputFilePath ?? '?'} - document ${i + 1} (${d.className ?? 'unclassified'}, pages ${d.pageNumbers.join(' ')})`);
+        console.log(`\n${shown(f.originalFileName ?? f.inputFilePath ?? '?')} - document ${i + 1} (${shown(d.className ?? 'unclassified')}, pages ${d.pageNumbers.join(' ')})`);
         if (d.fields.length) console.log(table(['FIELD', 'VALUE', 'CONFIDENCE', 'VALID'], d.fields.map((x) => [`  ${x.name}`, x.isError ? `ERROR ${x.errorMsg ?? ''}` : x.value, x.confidenceModel, x.valid === null ? '' : x.valid ? 'yes' : 'no'])));
       });
     }
@@ -140,7 +141,7 @@ export async function exportCommand(argv: string[]): Promise<void> {
     } catch (err) {
       throw new UsageError(`cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
-    console.log(`wrote ${said} to ${path}`);
+    console.log(`wrote ${said} to ${shown(path)}`);
   } finally {
     store.close();
   }

@@ -13,13 +13,15 @@ import { dataHome, NO_KEYCHAIN_OFFER } from '../host.js';
 import { cliHints, inCliWords } from '../words.js';
 import { isServiceError } from '../../engine/service/index.js';
 import { startUiServer } from '../ui-server.js';
+import { shown } from '../../../shared/shown.js';
 
 export const SERVE_HELP = `docsync serve [--port N] [--no-ui] [--agent-name NAME]
   Runs the engine on every hot folder until SIGINT/SIGTERM; prints "engine running" once watching,
   and "ui listening on http://127.0.0.1:PORT/?k=..." : open that address in a browser for the
   desktop app's UI (the same screens, served on 127.0.0.1 only, signed in by the address's secret).
   With no service configured (no DOCSYNC_URL, no "docsync login") it starts the built-in sandbox on
-  a free port, keeping its state in <data folder>/sandbox, and uses it with admin-token.
+  a free port, keeping its state in <data folder>/sandbox, with a token made for that folder and
+  readable by you alone (the documented test tokens work only with "docsync sandbox").
   --port N   port of the web UI (default: a free port)
   --no-ui    run the engine only
   --agent-name NAME   what the other computers sharing a hot folder call this one (default: the
@@ -75,20 +77,20 @@ export async function serveCommand(argv: string[]): Promise<void> {
     if (conn) await checkService(conn);
     await core.start({ connection: conn, sandboxWhenNone: true });
     const acc = core.info().account;
-    if (acc?.tokenSource === 'sandbox') console.log(`no service configured: using the built-in sandbox at ${acc.url} (token admin-token, data ${join(home, 'sandbox')})`);
+    if (acc?.tokenSource === 'sandbox') console.log(`no service configured: using the built-in sandbox at ${acc.url} (data ${shown(join(home, 'sandbox'))}, with a token of its own kept there for you alone)`);
     started = true;
   } finally {
     if (!started) await core.stop();
   }
   core.events.on('file', (file) => {
-    if (file.state === 'done') console.log(`done     ${file.path}`);
+    if (file.state === 'done') console.log(`done     ${shown(file.path)}`);
     // One line per file: the reason's sentence (`docsync files --json` has the detail).
-    else if (file.state === 'failed') console.log(`failed   ${file.path}: ${file.error ? fileProblem(file.error).summary : 'unknown error'}`);
-    else if (file.state === 'skipped') console.log(`skipped  ${file.path}${file.error ? `: ${fileProblem(file.error).summary}` : ''}`);
+    else if (file.state === 'failed') console.log(`failed   ${shown(file.path)}: ${file.error ? shown(fileProblem(file.error).summary) : 'unknown error'}`);
+    else if (file.state === 'skipped') console.log(`skipped  ${shown(file.path)}${file.error ? `: ${shown(fileProblem(file.error).summary)}` : ''}`);
   });
-  core.events.on('run', (run) => console.log(`run      ${run.serviceRunId} ${run.status ?? ''}`.trimEnd()));
+  core.events.on('run', (run) => console.log(`run      ${shown(run.serviceRunId)} ${shown(run.status ?? '')}`.trimEnd()));
   core.events.on('notice', (n) => {
-    if (n.level !== 'info') console.error(`${n.level}: ${n.msg}`);
+    if (n.level !== 'info') console.error(`${n.level}: ${shown(n.msg)}`);
   });
 
   const stopped = new Promise<NodeJS.Signals>((resolve) => {

@@ -13,6 +13,7 @@ import { inWords } from '../pipeline/context.js';
 import type { AccountView, AppInfo, ConnectionState, Notice, StatusView, Transfer } from '../../../shared/ui/views.js';
 import { clientConfigOf, resolveConnection, type Connection } from '../config/connection.js';
 import { KeychainUnavailableError, MemoryStore } from '../config/credentials.js';
+import { tightenDataHome, tightenedNotice } from '../config/private-files.js';
 import { Engine } from '../engine.js';
 import { isServiceError, ServiceClient } from '../service/index.js';
 import { probeClient } from '../service/probe.js';
@@ -22,6 +23,7 @@ import { watchFleets } from './fleet-watch.js';
 import { createHandlers } from './handlers.js';
 import type { HostHooks, SandboxHandle } from './host-hooks.js';
 import { fileView, runView } from './views.js';
+import { shown, shownLines } from '../../../shared/shown.js';
 
 type EventMap = { [E in EventChannel]: [Events[E]] };
 export type TokenSource = AccountView['tokenSource'];
@@ -60,11 +62,20 @@ export class AppCore {
   /** Last status announced per run: a run's final status is reported more than once. */
   readonly #announced = new Map<number, string>();
   #stopped = false;
+  /** Notices said before any host listened (at start): the first listener gets them. */
+  #early: Notice[] | null = [];
 
   constructor(readonly hooks: HostHooks) {
     this.handlers = createHandlers(this);
     // Errors on an EventEmitter with no listener would throw; the UI does not need them.
     this.events.setMaxListeners(50);
+    (this.events as EventEmitter).on('newListener', (event: string) => {
+      if (event !== 'notice' || !this.#early) return;
+      const early = this.#early;
+      this.#early = null;
+      // After the listener is added (newListener runs before).
+      if (early.length) queueMicrotask(() => early.forEach((n) => this.events.emit('notice', n)));
+    });
   }
 
   get store(): Store {
@@ -91,6 +102,8 @@ export class AppCore {
    * service: that is the offline state.
    */
   async start(o: { connection?: Connection | null; sandboxWhenNone?: boolean } = {}): Promise<void> {
+    const tightened = tightenDataHome(this.hooks.home);
+    if (tightened) this.notice('warn', tightenedNotice(this.hooks.home, tightened));
     this.#store = openStore(join(this.hooks.home, STORE_FILE));
     this.#stateCounts = undefined;
     // Known before anyone signs in, so the sign-in form offers a session-only token up front.
@@ -213,7 +226,10 @@ export class AppCore {
    * message); `topic` names the problem, so the UI can take an error away once it is resolved.
    */
   notice(level: Notice['level'], msg: string, o: { detail?: string | null; topic?: string | null } = {}): void {
-    this.events.emit('notice', { level, msg, atMs: Date.now(), detail: o.detail ?? null, topic: o.topic ?? null });
+    // Names in notices are shown escaped (issue 26): a file name cannot make a notice look like two.
+    const n: Notice = { level, msg: shown(msg), atMs: Date.now(), detail: o.detail ? shownLines(o.detail) : null, topic: o.topic ?? null };
+    if (!this.#early || this.events.listenerCount('notice') > 0) this.events.emit('notice', n);
+    else if (this.#early.length < 20) this.#early.push(n);
   }
 
   status(): StatusView {

@@ -16,6 +16,7 @@ import { probeOnce } from '../service/probe.js';
 import { oneLine } from './core.js';
 import { mediaTypeOf, originalOnDisk } from './original-type.js';
 import { fileView, folderView, pageLayouts, queueView, resultFileView, runListView, runView, searchHitView } from './views.js';
+import { DROPPED_DIR, isStagedCopy, STAGED_COPY_GONE } from '../pipeline/staged-drops.js';
 
 const ACCOUNT = 'default';
 /** Largest original or PDF handed to the UI in one piece (pdf.js or the image decoders draw it in the page). */
@@ -92,7 +93,7 @@ export function createHandlers(core: AppCore): Handlers {
 
   const stageRoot = (dropId: string): string => {
     if (!/^[a-f0-9]{8,64}$/.test(dropId)) throw new Error('dropId must be 8 to 64 lower-case hex digits');
-    return join(core.hooks.home, 'dropped', dropId);
+    return join(core.hooks.home, DROPPED_DIR, dropId);
   };
 
   return {
@@ -184,7 +185,7 @@ export function createHandlers(core: AppCore): Handlers {
     'files.content': async (a) => {
       const path = contentPath(a);
       const st = await stat(path).catch(() => null);
-      if (!st?.isFile()) throw new Error(`${path} is no longer there`);
+      if (!st?.isFile()) throw new Error(isStagedCopy(core.hooks.home, path) ? STAGED_COPY_GONE : `${path} is no longer there`);
       if (st.size > MAX_CONTENT_BYTES) throw new Error(`${path} is too large to show here (${Math.round(st.size / 1048576)} MB); open it instead`);
       const name = path.split(/[\\/]/).pop() ?? 'file';
       const bytes = new Uint8Array(await readFile(path));
@@ -192,7 +193,7 @@ export function createHandlers(core: AppCore): Handlers {
     },
     'files.openExternal': async (a) => {
       const path = contentPath(a);
-      if (!(await exists(path))) throw new Error(`${path} is no longer there`);
+      if (!(await exists(path))) throw new Error(isStagedCopy(core.hooks.home, path) ? STAGED_COPY_GONE : `${path} is no longer there`);
       return { path, opened: core.hooks.openPath ? await core.hooks.openPath(path) : false };
     },
 

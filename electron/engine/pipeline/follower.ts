@@ -97,7 +97,7 @@ async function finishFile(ctx: PipelineContext, f: FileRow, runId: number, failu
     if (failure && s?.afterFailure.errorDir) await moveToErrorFolder(f.path, s.afterFailure.errorDir, failure);
     else if (!failure && s?.afterSuccess.action === 'archive') await moveInto(f.path, s.afterSuccess.archiveDir);
     else if (!failure && s?.afterSuccess.action === 'delete') await rm(f.path, { force: true });
-    else if (resultsStored && f.folderId === null) await removeStagedCopy(ctx.home, f.path);
+    else if (!failure && resultsStored && f.folderId === null) await removeStagedCopy(ctx.home, f.path);
   } catch (e) {
     log(ctx, 'warn', `DocSync could not move ${f.originalName} out of the hot folder after it was processed; it stays where it is.`, { detail: `${f.path}: ${(e as Error).message}` });
   }

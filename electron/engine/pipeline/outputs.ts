@@ -1,4 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
+import { asUserChose, mkdirAsUserChose } from '../config/private-files.js';
 import { basename, extname, join } from 'node:path';
 import type { CaseFieldRow, DocumentRow, ResultFileRow } from '../store/index.js';
 
@@ -118,8 +119,11 @@ export function resultsJson(files: ResultFileRow[], runs?: RunNames, cases?: Run
 
 /** Writes `<name>.json` and `<name>.csv` for one processed file into a folder's output folder. */
 export async function writeFileOutputs(dir: string, originalName: string, files: ResultFileRow[]): Promise<void> {
-  await mkdir(dir, { recursive: true });
+  // The output folder is the user's choice: its files get the user's own modes (private-files.ts).
+  await mkdirAsUserChose(dir);
   const stem = basename(originalName, extname(originalName));
-  await writeFile(join(dir, `${stem}.json`), resultsJson(files));
-  await writeFile(join(dir, `${stem}.csv`), resultsCsv(files));
+  for (const [ext, text] of [['json', resultsJson(files)], ['csv', resultsCsv(files)]] as const) {
+    await writeFile(join(dir, `${stem}.${ext}`), text);
+    await asUserChose(join(dir, `${stem}.${ext}`), 'file');
+  }
 }

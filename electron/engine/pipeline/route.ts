@@ -1,5 +1,6 @@
-import { mkdir, rename, rm, stat, writeFile, copyFile } from 'node:fs/promises';
+import { rename, rm, stat, writeFile, copyFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
+import { asUserChose, mkdirAsUserChose } from '../config/private-files.js';
 
 /** A free name in `dir` for `name`: `a.pdf`, then `a (2).pdf`, ... so nothing is overwritten. */
 async function freeName(dir: string, name: string): Promise<string> {
@@ -11,9 +12,12 @@ async function freeName(dir: string, name: string): Promise<string> {
   }
 }
 
-/** Moves a file into `dir` (across filesystems too); returns where it went. */
+/**
+ * Moves a file into `dir` (across filesystems too); returns where it went. The archive and error folders
+ * are the user's choice: what DocSync makes there has the user's own modes, not the data home's.
+ */
 export async function moveInto(path: string, dir: string): Promise<string> {
-  await mkdir(dir, { recursive: true });
+  await mkdirAsUserChose(dir);
   const dest = await freeName(dir, basename(path));
   try {
     await rename(path, dest);
@@ -29,5 +33,6 @@ export async function moveInto(path: string, dir: string): Promise<string> {
 export async function moveToErrorFolder(path: string, dir: string, reason: string): Promise<string> {
   const dest = await moveInto(path, dir);
   await writeFile(`${dest}.error.txt`, `${basename(path)} could not be processed.\n\n${reason}\n`);
+  await asUserChose(`${dest}.error.txt`, 'file');
   return dest;
 }

@@ -19,6 +19,7 @@ import type { BatchRow, FileRow, FolderRow } from '../store/index.js';
 import { inWords, log, setState, technical, type PipelineContext } from './context.js';
 import { importTakeovers, type TakeoverHost } from './share-takeover.js';
 import { TryLater } from './uploader.js';
+import { shown } from '../../../shared/shown.js';
 
 /** What a Share is made from: one per shared folder. */
 export interface ShareOpenOptions {
@@ -384,7 +385,7 @@ export class SharedFolders implements ShareHooks {
       return false;
     }
     // Files of the same content that waited for this one here are settled with it.
-    const reason = failure ? finishedElsewhere(m.share.agentName, 'failed', failure) : `Already processed: same content as ${f.originalName}\n${f.path}`;
+    const reason = failure ? finishedElsewhere(m.share.agentName, 'failed', failure) : `Already processed: same content as ${shown(f.originalName)}\n${shown(f.path)}`;
     this.ctx.store.transaction(() => {
       for (const id of this.ctx.store.share.waitingElsewhere(m.folder.id, f.sha256 as string)) if (id !== f.id) setState(this.ctx, id, 'skipped', reason);
     });

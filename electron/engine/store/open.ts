@@ -2,9 +2,8 @@
  * Opens the local store: one SQLite database (better-sqlite3) in the data directory, in WAL mode
  * with foreign keys on, migrated to the latest schema. Plain Node: no electron import.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { privateDatabaseAt } from '../config/private-files.js';
 import type { Db } from './db.js';
 import { shareQueries, type ShareQueries } from './share.js';
 import { registerJoinedWords } from './joined-words.js';
@@ -63,7 +62,7 @@ export const WAL_CHECKPOINT_PAGES = 10_000;
 
 /** Opens the raw database with the store's connection settings, without migrating. */
 export function openDatabase(path: string, o: Pick<OpenOptions, 'busyTimeoutMs'> = {}): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') privateDatabaseAt(path);
   const db = new Database(path);
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(o.busyTimeoutMs ?? 5000))}`);

@@ -12,6 +12,7 @@ import { rmSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Db } from './db.js';
+import { privateDatabaseAt } from '../config/private-files.js';
 import { registerJoinedWords } from './joined-words.js';
 
 /** The search file's schema version (its own user_version). */
@@ -98,6 +99,7 @@ export function openSearchFile(store: Db, storePath: string, busyTimeoutMs: numb
   const now = store.prepare<[], { id: string; seq: number; f: number; d: number }>(
     `SELECT (SELECT id FROM store_identity) AS id, coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'search_changes'), 0) AS seq,
        coalesce((SELECT max(id) FROM fields), 0) AS f, coalesce((SELECT max(id) FROM documents), 0) AS d`).get()!;
+  privateDatabaseAt(searchFileOf(storePath));
   const db = new Database(searchFileOf(storePath));
   try {
     searchConnection(db, busyTimeoutMs);

@@ -148,7 +148,7 @@ describe('connection', () => {
     const runOf = async () => (await e.call('runs.page', { offset: 0, limit: 5 })).rows[0];
     await waitUntil(async () => (await runOf())?.reviewWaiting === true, 'the run waits for review');
     const run = (await runOf())!;
-    const reviewed = await caller(e.sandboxes[0]!.url, 'admin-token')('POST', `/sandbox/runs/${run.serviceRunId}/review`, { action: 'reject', reason: 'total unreadable' });
+    const reviewed = await caller(e.sandboxes[0]!.url, e.sandboxes[0]!.token)('POST', `/sandbox/runs/${run.serviceRunId}/review`, { action: 'reject', reason: 'total unreadable' });
     expect(reviewed.status).toBe(200);
     await waitUntil(() => notices.some((n) => n.level === 'error'), 'the failure notice');
     expect(notices.filter((n) => n.level === 'error')).toEqual([expect.objectContaining({
@@ -329,8 +329,23 @@ describe('the sandbox in one click, a hot folder, results offline', () => {
     await e.call('upload.stage', { dropId: 'dddddddddddd', relPath: 'half.pdf', bytes: new Uint8Array([1, 2]) });
     expect(await e.call('upload.discard', { dropId: 'dddddddddddd' })).toEqual({ discarded: true });
     await expect(e.call('upload.staged', { dropId: 'dddddddddddd', target })).rejects.toThrow(/nothing was staged/);
-    // The staged originals stay in the data home (they are what the results' viewer shows).
-    expect(await readFile(join(e.home, 'dropped', dropId, 'scans', 'inv-2.pdf'))).toEqual(await invoice(2).then((b) => b));
+    // Issue 26: once their results are stored, the staged copies are deleted, and so is the drop's folder;
+    // the viewer says why the original is not shown.
+    await waitUntil(async () => !(await readdir(join(e.home, 'dropped')).catch(() => [])).includes(dropId), 'the staged copies deleted');
+    const two = files.find((f) => f.name === 'inv-2.pdf') as FileView;
+    await expect(e.call('files.content', { which: 'original', fileId: two.id })).rejects.toThrow(/does not keep a copy of a file dropped in the browser once its results are stored/);
+    expect((await e.call('search', { query: 'INV-2' })).length).toBeGreaterThan(0);
+  });
+
+  it('a dropped file that failed keeps its staged copy, so that it can be retried', async () => {
+    env = await coreEnv();
+    const e = env;
+    await e.call('connection.trySandbox', {});
+    const dropId = 'b1b2c3d4e5f60718';
+    await e.call('upload.stage', { dropId, relPath: 'broken.pdf', bytes: new Uint8Array(await corruptPdf()) });
+    await e.call('upload.staged', { dropId, target: { type: 'deployment', id: 'sandbox-invoices' } });
+    await waitUntil(async () => (await e.call('status.get', {})).counts.failed === 1, 'failed');
+    expect(await readFile(join(e.home, 'dropped', dropId, 'broken.pdf'))).toEqual(await corruptPdf());
   });
 
   it('retry of a failed file goes through the engine; cancel refuses a file that is not waiting', async () => {

@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { coreEnv, type CoreEnv } from '../../helpers/app-core.js';
+import { builtInUsers, coreEnv, type CoreEnv } from '../../helpers/app-core.js';
 import { FAST_FOLDER } from '../../helpers/engine.js';
 import { numberedInvoice } from '../../helpers/pdf-fixtures.js';
 import { sandbox } from '../../helpers/sandbox.js';
@@ -45,7 +45,7 @@ describe('a hot folder\'s deployment is checked with the service', () => {
     const added = await e.call('folders.add', { settings: { path: inbox, deployment: 'sandbox-invoices', ...FAST_FOLDER } });
     expect(added.targetUnchecked).toBe(true);
     // Back on the same address: a file goes through, and its run proves the deployment.
-    const back = await sandbox({ port: Number(port) });
+    const back = await sandbox({ port: Number(port), users: builtInUsers(sb.token) });
     try {
       await writeFile(join(inbox, 'inv-1.pdf'), await numberedInvoice(1));
       await waitUntil(() => e.core.store.files.countByState().done === 1, 'the file is done', 30_000);

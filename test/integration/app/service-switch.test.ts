@@ -50,7 +50,7 @@ describe('the sandbox first, then another service, one data home', () => {
     expect(two).toMatchObject({ state: 'done', error: null });
     // Exactly the batches expected on each service: nothing stray on B, nothing new on the sandbox.
     expect(await batchNames(b, B_TOKEN)).toEqual([batchOf(two.batchId)]);
-    expect(await batchNames(e.sandboxes[0]!, 'admin-token')).toEqual([batchOf(one.batchId)]);
+    expect(await batchNames(e.sandboxes[0]!, e.sandboxes[0]!.token)).toEqual([batchOf(one.batchId)]);
 
     // Each run says where it was processed, in the runs list, the results tree and the run's results.
     const runs = (await e.call('runs.page', { offset: 0, limit: 10 })).rows;
@@ -69,7 +69,7 @@ describe('the sandbox first, then another service, one data home', () => {
     await writeFile(join(inbox, 'inv-3.pdf'), await invoice(3));
     await waitUntil(() => done(3), 'inv-3 done on the sandbox');
     const three = await fileNamed('inv-3.pdf');
-    expect(await batchNames(e.sandboxes[0]!, 'admin-token')).toEqual([batchOf(one.batchId), batchOf(three.batchId)].sort());
+    expect(await batchNames(e.sandboxes[0]!, e.sandboxes[0]!.token)).toEqual([batchOf(one.batchId), batchOf(three.batchId)].sort());
     expect(await batchNames(b, B_TOKEN)).toEqual([batchOf(two.batchId)]);
     expect((await e.call('runs.page', { offset: 0, limit: 10 })).rows[0]).toMatchObject({ id: three.runId, origin: 'the sandbox' });
   });

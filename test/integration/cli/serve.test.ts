@@ -1,7 +1,7 @@
 // `docsync serve` (issue 4): runs the engine until SIGINT/SIGTERM, prints `engine running` once
 // watching, and uses the built-in sandbox when no service is configured.
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileRow } from '../../../electron/engine/store/index.js';
@@ -34,18 +34,28 @@ describe('docsync serve', () => {
     try {
       const said = await lineMatching(child, /built-in sandbox/);
       const url = /at (http:\/\/127\.0\.0\.1:\d+) /.exec(said)?.[1];
-      expect(said).toMatch(/^no service configured: using the built-in sandbox at http:\/\/127\.0\.0\.1:\d+ \(token admin-token, data .*home\/sandbox\)$/);
+      expect(said).toMatch(/^no service configured: using the built-in sandbox at http:\/\/127\.0\.0\.1:\d+ \(data .*home\/sandbox, with a token of its own kept there for you alone\)$/);
       await lineMatching(child, /^engine running$/);
       // The sandbox really serves there, and keeps its state in the data home.
       const health = await fetch(`${url}/sandbox/health`);
       expect(health.status).toBe(200);
       expect(existsSync(join(cli.home, 'sandbox', 'sandbox.db'))).toBe(true);
+      // Issue 26: not with the documented token, which any local account knows; with the one made for
+      // this data home, kept there for its owner alone and never printed.
+      const runs = (token: string) => fetch(`${url}/v2/apps/runs`, { headers: { Authorization: `Bearer ${token}` } });
+      expect((await runs('admin-token')).status).toBe(401);
+      const tokenFile = join(cli.home, 'sandbox', 'access-token');
+      const token = (await readFile(tokenFile, 'utf8')).trim();
+      expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+      expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
+      expect((await runs(token)).status).toBe(200);
       child.kill('SIGTERM');
       const done = await exit;
       expect(done).toMatchObject({ code: 0, signal: null });
       expect(done.stdout.split('\n').filter((l) => l === 'engine running')).toHaveLength(1);
       expect(done.stdout.trimEnd().split('\n').at(-1)).toBe('engine stopped');
       expect(done.stderr).toBe('');
+      expect(done.stdout).not.toContain(token);
       await expect(fetch(`${url}/sandbox/health`)).rejects.toThrow();
     } finally {
       child.kill('SIGKILL');

@@ -50,7 +50,7 @@ export async function storeEnv(): Promise<StoreEnv> {
     async approve(serviceRunId) {
       const sb = base.sandboxes[0];
       if (!sb) throw new Error('no sandbox started');
-      const answer = await caller(sb.url, 'admin-token')('POST', `/sandbox/runs/${serviceRunId}/review`, { action: 'approve' });
+      const answer = await caller(sb.url, sb.token)('POST', `/sandbox/runs/${serviceRunId}/review`, { action: 'approve' });
       if (answer.status !== 200) throw new Error(`review of ${serviceRunId}: ${answer.status} ${answer.text}`);
     },
   };
