@@ -3,30 +3,50 @@
  * HTTP, events over server-sent events, on 127.0.0.1 only. Guarded by a random per-start secret:
  * the printed address carries it once (`/?k=...`), it becomes an HttpOnly SameSite=Strict cookie
  * and leaves the URL bar; API calls also need the x-docsync header and a local Host (against DNS
- * rebinding) and, when the browser sends one, our own Origin.
+ * rebinding) and, when the browser sends one, our own Origin (the event stream too: a page on
+ * another port of 127.0.0.1 is same-site, so the SameSite cookie alone does not keep it out).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { extname, join, normalize, sep } from 'node:path';
-import { EVENT_CHANNELS, HTTP, MAX_STAGED_BYTES } from '../../shared/ui/contract.js';
+import type { AddressInfo, Socket } from 'node:net';
+import { join, normalize, sep } from 'node:path';
+import { DESKTOP_ONLY, EVENT_CHANNELS, HTTP, MAX_STAGED_BYTES, isRequestChannel } from '../../shared/ui/contract.js';
 import { errorReply } from '../../shared/ui/errors.js';
+import { rendererFileType } from '../../shared/ui/static-types.js';
 import { decodeWire, encodeWire } from '../../shared/ui/wire.js';
 import type { AppCore } from '../engine/app/core.js';
 
 const COOKIE = 'docsync_ui';
+const safeDecode = (s: string): string => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+};
 /** Base64 of the largest staged drop, plus room for the JSON around it. */
 const MAX_BODY = Math.ceil((MAX_STAGED_BYTES * 4) / 3) + 64 * 1024;
+/** How long a connection refused with 413 may go on sending before it is cut. */
+const LINGER_MS = 2000;
+const TOO_LARGE = `That is more than ${Math.round(MAX_BODY / 1048576)} MB in one piece, more than DocSync takes from a browser: put large files into a hot folder instead.`;
+
+/** How long a connection may take, and how many there may be: a local process cannot hold sockets open at will. */
+export interface UiLimits {
+  /** From connecting to the end of the request's headers: a browser sends them at once. */
+  headersMs: number;
+  /** The whole request, body included (a 270 MB drop crosses loopback in seconds); not the answer, so the event stream lives on. */
+  requestMs: number;
+  /** An idle connection between requests: browsers reuse one within seconds (Node's default). */
+  keepAliveMs: number;
+  /** Open connections: a browser opens up to 6 to one host, one of them each tab's event stream. */
+  maxConnections: number;
+}
+export const UI_LIMITS: UiLimits = { headersMs: 10_000, requestMs: 60_000, keepAliveMs: 5_000, maxConnections: 32 };
 const CSP = [
   "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data: blob:", "worker-src 'self' blob:",
   "connect-src 'self'", "font-src 'self' data:", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'", "form-action 'none'",
 ].join('; ');
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.json': 'application/json', '.wasm': 'application/wasm', '.map': 'application/json',
-  '.woff2': 'font/woff2', '.bcmap': 'application/octet-stream', '.pfb': 'application/octet-stream',
-};
 
 export interface UiServer {
   url: string;
@@ -36,7 +56,8 @@ export interface UiServer {
   close(): Promise<void>;
 }
 
-export async function startUiServer(core: AppCore, o: { port: number; rendererDir: string }): Promise<UiServer> {
+export async function startUiServer(core: AppCore, o: { port: number; rendererDir: string; limits?: Partial<UiLimits> }): Promise<UiServer> {
+  const limits = { ...UI_LIMITS, ...o.limits };
   const secret = randomBytes(24).toString('base64url');
   const secretBuf = Buffer.from(secret);
   const streams = new Set<ServerResponse>();
@@ -63,31 +84,59 @@ export async function startUiServer(core: AppCore, o: { port: number; rendererDi
     res.end(body);
   };
 
-  const readBody = (req: IncomingMessage): Promise<string> =>
+  /** An API refusal: the reply envelope the page shows (lib/bridge.ts), with a status for anyone else. */
+  const refuse = (res: ServerResponse, status: number, sentence: string, extra: Record<string, string> = {}): void =>
+    send(res, status, encodeWire(errorReply(sentence, null)), 'application/json; charset=utf-8', extra);
+  /**
+   * 413 at once, then the connection is closed, the rest of the body unread. Closing a socket with
+   * input still arriving sends a TCP reset, which can make the client lose the answer; so our side is
+   * ended and what still comes is discarded until the client closes too, for LINGER_MS at most.
+   */
+  const tooLarge = (req: IncomingMessage, res: ServerResponse): void => {
+    const socket = req.socket;
+    // Node ends a `connection: close` answer with destroySoon(): this socket lingers instead.
+    socket.destroySoon = () => {
+      socket.end();
+      const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+      socket.once('end', () => socket.destroy());
+      socket.once('close', () => clearTimeout(timer));
+    };
+    req.removeAllListeners('data');
+    req.on('data', () => undefined);
+    req.resume();
+    refuse(res, 413, TOO_LARGE, { connection: 'close' });
+  };
+
+  /** The body, or null once it went over MAX_BODY (a chunked body has no Content-Length to refuse it by). */
+  const readBody = (req: IncomingMessage): Promise<string | null> =>
     new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
-      req.on('data', (c: Buffer) => {
+      const onData = (c: Buffer): void => {
         size += c.length;
-        if (size > MAX_BODY) {
-          reject(new Error(`the request is larger than ${Math.round(MAX_BODY / 1048576)} MB; put large files into a hot folder instead`));
-          req.destroy();
-          return;
-        }
-        chunks.push(c);
-      });
+        if (size <= MAX_BODY) return void chunks.push(c);
+        req.off('data', onData);
+        resolve(null);
+      };
+      req.on('data', onData);
       req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
       req.on('error', reject);
     });
 
   const api = async (req: IncomingMessage, res: ServerResponse, channel: string): Promise<void> => {
     if (req.method !== 'POST') return send(res, 405, 'POST only', undefined, { allow: 'POST' });
-    if (req.headers[HTTP.header] !== '1' || !sameOrigin(req)) return send(res, 403, 'forbidden');
+    if (req.headers[HTTP.header] !== '1' || !sameOrigin(req)) return refuse(res, 403, 'Only DocSync\'s own page may call it.');
+    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY) return tooLarge(req, res);
+    const name = safeDecode(channel);
+    if (isRequestChannel(name) && DESKTOP_ONLY.has(name)) {
+      return refuse(res, 403, `"${name}" works only in the desktop app: in a browser, drop files on the page (their bytes are sent) and type a hot folder's path.`);
+    }
     let result: unknown;
     try {
       const raw = await readBody(req);
+      if (raw === null) return tooLarge(req, res);
       const args = raw === '' ? {} : decodeWire(raw);
-      result = { ok: true, result: await core.call(decodeURIComponent(channel), args) };
+      result = { ok: true, result: await core.call(name, args) };
     } catch (err) {
       result = errorReply(err instanceof Error ? err.message : String(err), err);
     }
@@ -95,6 +144,7 @@ export async function startUiServer(core: AppCore, o: { port: number; rendererDi
   };
 
   const events = (req: IncomingMessage, res: ServerResponse): void => {
+    if (!sameOrigin(req)) return send(res, 403, 'Only DocSync\'s own page may listen to it.');
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', connection: 'keep-alive',
     });
@@ -124,10 +174,17 @@ export async function startUiServer(core: AppCore, o: { port: number; rendererDi
     if (!file.startsWith(o.rendererDir + sep)) return send(res, 404, 'not found');
     const st = await stat(file).catch(() => null);
     if (!st?.isFile()) return send(res, 404, 'not found');
-    send(res, 200, await readFile(file), TYPES[extname(file)] ?? 'application/octet-stream');
+    send(res, 200, await readFile(file), rendererFileType(file));
   };
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer({
+    headersTimeout: limits.headersMs,
+    requestTimeout: limits.requestMs,
+    // How often Node looks for requests over those two (its default, 30 s, would let one live 40 s).
+    connectionsCheckingInterval: Math.min(1000, limits.headersMs / 2),
+  }, (req, res) => {
+    // A request arrived: the silence timer below is done (answers and the event stream take their time).
+    req.socket.setTimeout(0);
     void (async () => {
       if (!localHost(req)) return send(res, 421, 'DocSync answers only on 127.0.0.1');
       const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
@@ -146,6 +203,11 @@ export async function startUiServer(core: AppCore, o: { port: number; rendererDi
       else res.destroy();
     });
   });
+  // headersTimeout counts from a request's first byte: a connection that sends nothing is closed by this.
+  server.on('connection', (socket: Socket) => socket.setTimeout(limits.headersMs));
+  server.keepAliveTimeout = limits.keepAliveMs;
+  // Over the cap Node closes a new connection at once.
+  server.maxConnections = limits.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port, '127.0.0.1', () => resolve());

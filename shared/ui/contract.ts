@@ -121,6 +121,13 @@ export interface Results {
 
 export const REQUEST_CHANNELS = Object.keys(REQUEST_CHECKS) as RequestChannel[];
 
+/**
+ * Channels only the desktop host serves, never HTTP: they act on local paths the person chose in
+ * the OS (a drop's paths, the folder picker). Over HTTP any local process that has the secret could
+ * name any path; the browser needs neither (it stages a drop's bytes, and a folder's path is typed).
+ */
+export const DESKTOP_ONLY: ReadonlySet<RequestChannel> = new Set<RequestChannel>(['upload.paths', 'folders.pick']);
+
 /** Events pushed by the engine. */
 export interface Events {
   /** A file was seen or changed state. */

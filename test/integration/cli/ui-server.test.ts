@@ -1,6 +1,8 @@
 // The headless transport (electron/cli/ui-server.ts): 127.0.0.1 only, the per-start secret becomes
 // an HttpOnly SameSite=Strict cookie, API calls need the x-docsync header, a local Host and our own
-// Origin; static files cannot escape the renderer folder; events arrive over SSE; bytes survive.
+// Origin; static files cannot escape the renderer folder; events arrive over SSE; bytes survive;
+// channels that take local paths (upload.paths, folders.pick) are the desktop app's only; the event
+// stream checks Origin too. Limits (413, timeouts, connection cap): ui-server-limits.test.ts.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -107,6 +109,39 @@ describe('the contract over HTTP', () => {
     const bytes = Uint8Array.from({ length: 3000 }, (_, i) => i & 255);
     const res = decodeWire((await api('upload.stage', { dropId: 'abcdef012345', relPath: 'x/y.bin', bytes })).text);
     expect(res).toEqual({ ok: true, result: { staged: 3000 } });
+  });
+
+  it('refuses the desktop-only channels: a path outside every hot folder is neither uploaded nor served back', async () => {
+    // Signed in, so that nothing but the transport stands between the call and an upload.
+    if (!(await env.call('app.info', {})).account) await env.call('connection.trySandbox', {});
+    const before = (await env.call('files.page', { offset: 0, limit: 1 })).total;
+    const outside = join(tmpdir(), 'docsync-ui-outside.txt');
+    const res = await api('upload.paths', { paths: [outside], target: { type: 'deployment', id: 'sandbox-invoices' } });
+    expect(res.status).toBe(403);
+    expect(decodeWire(res.text)).toEqual({ ok: false, error: expect.stringMatching(/^"upload\.paths" works only in the desktop app/) });
+    const pick = await api('folders.pick', {});
+    expect(pick.status).toBe(403);
+    expect(decodeWire(pick.text)).toMatchObject({ ok: false, error: expect.stringContaining('only in the desktop app') });
+    expect((await env.call('files.page', { offset: 0, limit: 1 })).total).toBe(before);
+    // The same channel through the handler table (what Electron's IPC serves) still works.
+    expect(await env.call('folders.pick', {})).toEqual({ path: null });
+  });
+
+  it('the event stream refuses a foreign Origin and serves our own', async () => {
+    // Resolves on the answer's head: a stream that was opened would never end.
+    const open = (origin: string) =>
+      new Promise<{ status: number; type: string | undefined }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: ui.port, path: '/api/events', headers: { cookie, origin } }, (res) => {
+          resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'] });
+          req.destroy();
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    // Another port of 127.0.0.1 is the same site: the SameSite cookie alone would let it listen.
+    expect(await open('http://127.0.0.1:1')).toEqual({ status: 403, type: expect.not.stringMatching(/event-stream/) });
+    expect(await open('http://evil.example')).toMatchObject({ status: 403 });
+    expect(await open(`http://localhost:${ui.port}`)).toEqual({ status: 200, type: expect.stringMatching(/text\/event-stream/) });
   });
 
   it('pushes events over server-sent events', async () => {
