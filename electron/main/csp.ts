@@ -1,7 +1,8 @@
 /**
- * The renderer's Content Security Policy, sent as a response header (dev server pages) on top of
- * the <meta> tag in renderer/index.html (file:// pages have no headers). No eval, no inline
- * scripts, nothing remote; pdf.js runs its worker from the app's files or a blob: URL.
+ * The renderer's Content Security Policy, sent as a response header on top of the <meta> tag in
+ * renderer/index.html: by the app's own scheme (app-protocol.ts) and, while developing, on the dev
+ * server's pages. No eval, no inline scripts, nothing remote; pdf.js runs its worker from the
+ * app's files or a blob: URL.
  */
 export const CSP = [
   "default-src 'self'",

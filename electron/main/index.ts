@@ -6,16 +6,16 @@
 import { app, dialog, type BrowserWindow } from 'electron';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { AppCore } from '../engine/app/core.js';
 import { APP_NAME, dataHome } from '../engine/config/paths.js';
+import { APP_INDEX_URL, registerAppScheme, serveRenderer } from './app-protocol.js';
 import { desktopHooks } from './hooks.js';
 import { registerIpc } from './ipc.js';
 import { log, oneLine } from './log.js';
 import { startRunNotifications } from './notify.js';
 import { installSecurity, installSessionGuards } from './security.js';
 import { StatusTray } from './tray.js';
-import { createMainWindow, focusWindow, rendererIndex } from './window.js';
+import { createMainWindow, focusWindow, rendererDir } from './window.js';
 
 // One data home for the desktop app, `docsync serve` and the CLI (DOCSYNC_HOME or the OS's app
 // data folder); Chromium's own caches go to a subfolder so they do not mix with the store.
@@ -25,9 +25,11 @@ app.setName(APP_NAME);
 app.setPath('userData', home);
 app.setPath('sessionData', join(home, 'chromium'));
 app.enableSandbox();
+// The page is served from app://docsync, not file:// (app-protocol.ts); Electron wants the scheme before ready.
+registerAppScheme();
 
 const devUrl = process.env.ELECTRON_RENDERER_URL;
-const indexFile = rendererIndex(import.meta.dirname);
+const renderer = rendererDir(import.meta.dirname);
 const preload = join(import.meta.dirname, '../preload/index.cjs');
 
 let win: BrowserWindow | null = null;
@@ -40,7 +42,7 @@ function openWindow(): void {
     focusWindow(win);
     return;
   }
-  win = createMainWindow({ home, preload, indexFile, devUrl });
+  win = createMainWindow({ home, preload, indexUrl: APP_INDEX_URL, devUrl });
   win.on('closed', () => {
     win = null;
   });
@@ -48,10 +50,11 @@ function openWindow(): void {
 
 async function start(): Promise<void> {
   installSessionGuards();
+  serveRenderer(renderer);
   const c = new AppCore(desktopHooks(home, () => win));
   core = c;
   // Handlers first: the window's first calls may arrive while the engine is still starting.
-  cleanups.push(registerIpc(c, { indexUrl: pathToFileURL(indexFile).href, devUrl }));
+  cleanups.push(registerIpc(c, { indexUrl: APP_INDEX_URL, devUrl }));
   try {
     await c.start();
   } catch (err) {
@@ -74,7 +77,7 @@ if (!app.requestSingleInstanceLock()) {
   // Another DocSync owns this data home; it is told to come forward (second-instance) instead.
   app.quit();
 } else {
-  installSecurity();
+  installSecurity({ indexUrl: APP_INDEX_URL, devUrl });
   app.on('second-instance', () => openWindow());
   // macOS: clicking the dock icon with no window open.
   app.on('activate', () => {

@@ -1,11 +1,12 @@
 /**
  * App-wide guards, installed before any window exists: CSP header, no permissions, no
- * navigation, no new windows or webviews; https links go to the OS browser after vetting.
+ * navigation (but to the app's own page), no new windows or webviews; https links go to the OS
+ * browser after vetting.
  */
 import { app, session, shell, type WebContents } from 'electron';
 import { withCsp } from './csp.js';
 import { log, oneLine } from './log.js';
-import { isPermissionAllowed, redactUrl, vetExternalUrl } from './trust.js';
+import { isPermissionAllowed, mayNavigate, redactUrl, vetExternalUrl, type RendererOrigin } from './trust.js';
 
 /** Opens an https link in the user's browser; anything else is refused. Every attempt is logged. */
 export function openExternalVetted(url: string): boolean {
@@ -19,12 +20,13 @@ export function openExternalVetted(url: string): boolean {
   return true;
 }
 
-function guardContents(contents: WebContents): void {
+function guardContents(contents: WebContents, origin: RendererOrigin): void {
   contents.on('will-attach-webview', (e) => {
     e.preventDefault();
     log('warn', 'refused a <webview>');
   });
   contents.on('will-navigate', (e, url) => {
+    if (mayNavigate(url, origin)) return;
     e.preventDefault();
     log('warn', `refused navigation to ${redactUrl(url)}`);
   });
@@ -39,8 +41,9 @@ function guardContents(contents: WebContents): void {
   });
 }
 
-export function installSecurity(): void {
-  app.on('web-contents-created', (_e, contents) => guardContents(contents));
+/** `origin`: the app's own page (app://docsync/index.html, or the dev server), the one place a window may navigate to. */
+export function installSecurity(origin: RendererOrigin): void {
+  app.on('web-contents-created', (_e, contents) => guardContents(contents, origin));
 }
 
 /** Session guards; needs the app to be ready. */

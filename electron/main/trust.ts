@@ -4,28 +4,32 @@
  */
 
 export interface RendererOrigin {
-  /** file:// URL of the built renderer's index.html. */
+  /** URL of the built renderer's index.html on the app's own scheme (app-protocol.ts: app://docsync/index.html). */
   indexUrl: string;
   /** The electron-vite dev server (ELECTRON_RENDERER_URL), only while developing. */
   devUrl?: string | undefined;
 }
 
 /**
- * True when an IPC message comes from the app's own renderer: the top frame showing the built
- * index.html (any #/route or ?query), or a page of the dev server. Everything else (an iframe,
- * a page navigated elsewhere, a file:// page next to ours) is refused.
+ * True for the app's own page: the built index.html at its URL on the app's scheme (any #/route or
+ * ?query), or a page of the dev server while developing. Not a file:// page (the app no longer loads
+ * one, so none is ours), not another file of the app, not a look-alike host or port.
  */
-export function isTrustedSender(frameUrl: string | null | undefined, isTopFrame: boolean, origin: RendererOrigin): boolean {
-  if (!frameUrl || !isTopFrame) return false;
+export function isOwnPage(pageUrl: string | null | undefined, origin: RendererOrigin): boolean {
+  if (!pageUrl) return false;
   let u: URL;
   try {
-    u = new URL(frameUrl);
+    u = new URL(pageUrl);
   } catch {
     return false;
   }
-  if (u.protocol === 'file:') {
+  if (u.username || u.password) return false;
+  try {
     const own = new URL(origin.indexUrl);
-    return own.protocol === 'file:' && u.host === own.host && u.pathname === own.pathname;
+    // Compared part by part: Node gives a custom scheme no origin ("null").
+    if (own.protocol !== 'file:' && u.protocol === own.protocol && u.host === own.host && u.pathname === own.pathname) return true;
+  } catch {
+    return false;
   }
   if (!origin.devUrl) return false;
   try {
@@ -35,6 +39,14 @@ export function isTrustedSender(frameUrl: string | null | undefined, isTopFrame:
     return false;
   }
 }
+
+/** True when an IPC message comes from the app's own page in a top frame (never an iframe). */
+export function isTrustedSender(frameUrl: string | null | undefined, isTopFrame: boolean, origin: RendererOrigin): boolean {
+  return isTopFrame && isOwnPage(frameUrl, origin);
+}
+
+/** Where the window may navigate: to its own page only (a reload of a route); anything else is refused. */
+export const mayNavigate = (url: string, origin: RendererOrigin): boolean => isOwnPage(url, origin);
 
 export type Vetted = { ok: true; url: string } | { ok: false; reason: string };
 

@@ -1,6 +1,6 @@
 /**
  * The main window: locked-down web preferences, the remembered size and position, and the built
- * renderer (or the dev server while developing).
+ * renderer from the app's own scheme (app-protocol.ts), or the dev server while developing.
  */
 import { BrowserWindow, nativeTheme, screen } from 'electron';
 import { join } from 'node:path';
@@ -10,7 +10,8 @@ import { MIN_SIZE, placeWindow, readWindowState, writeWindowState, type WindowSt
 export interface WindowOptions {
   home: string;
   preload: string;
-  indexFile: string;
+  /** The built renderer's page (APP_INDEX_URL). */
+  indexUrl: string;
   devUrl?: string | undefined;
 }
 
@@ -67,8 +68,7 @@ export function createMainWindow(o: WindowOptions): BrowserWindow {
   win.on('unmaximize', later);
   win.on('close', save);
 
-  if (o.devUrl) void win.loadURL(o.devUrl);
-  else void win.loadFile(o.indexFile);
+  void win.loadURL(o.devUrl ?? o.indexUrl);
   return win;
 }
 
@@ -79,5 +79,5 @@ export function focusWindow(win: BrowserWindow): void {
   win.focus();
 }
 
-/** The renderer's index.html next to the built main process (out/main -> out/renderer). */
-export const rendererIndex = (mainDir: string): string => join(mainDir, '../renderer/index.html');
+/** The built renderer's folder next to the built main process (out/main -> out/renderer). */
+export const rendererDir = (mainDir: string): string => join(mainDir, '../renderer');

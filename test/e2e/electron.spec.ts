@@ -77,7 +77,14 @@ test.afterAll(async () => {
 
 test('the window is locked down and the page sees only the contract', async () => {
   const url = await app.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows()[0]!.webContents.getURL());
-  expect(url).toMatch(/^file:\/\/.*\/out\/renderer\/index\.html/);
+  // Served from the app's own scheme, not file:// (electron/main/app-protocol.ts), with the CSP as a header.
+  expect(url).toBe('app://docsync/index.html');
+  const head = await page.evaluate(async () => {
+    const r = await fetch('/index.html');
+    return { csp: r.headers.get('content-security-policy'), outside: (await fetch('/..%2fmain%2findex.js')).status };
+  });
+  expect(head.csp).toMatch(/^default-src 'self'; script-src 'self'/);
+  expect(head.outside).toBe(404);
 
   // The page runs without Node (no require/process) and gets the API through contextBridge,
   // whose functions are native proxies into the isolated preload world.

@@ -32,7 +32,7 @@ describe('CSP header', () => {
   });
 });
 
-describe('renderer/index.html <meta> policy (what file:// pages get)', () => {
+describe('renderer/index.html <meta> policy (a second copy, kept in the page)', () => {
   const html = readFileSync(join(import.meta.dirname, '../../../renderer/index.html'), 'utf8');
   const meta = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]+)"/i.exec(html)?.[1];
 

@@ -1,12 +1,15 @@
 // The shell's trust decisions (electron/main/trust.ts): which frames may call the engine over IPC,
-// which links may go to the OS browser, which files may be opened, which web permissions exist.
+// where the window may navigate, which links may go to the OS browser, which files may be opened,
+// which web permissions exist.
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isPermissionAllowed, isSafeToOpen, isTrustedSender, redactUrl, vetExternalUrl } from '../../../electron/main/trust.js';
+import { isOwnPage, isPermissionAllowed, isSafeToOpen, isTrustedSender, mayNavigate, redactUrl, vetExternalUrl } from '../../../electron/main/trust.js';
 
-const indexUrl = pathToFileURL('/opt/DocSync/resources/app/out/renderer/index.html').href;
+// The page is served from the app's own scheme (electron/main/app-protocol.ts: APP_INDEX_URL), never file://.
+const indexUrl = 'app://docsync/index.html';
 const built = { indexUrl };
 const dev = { indexUrl, devUrl: 'http://localhost:5173' };
+const builtFile = pathToFileURL('/opt/DocSync/resources/app/out/renderer/index.html').href;
 
 describe('isTrustedSender', () => {
   it('accepts the built renderer in the top frame, with any route or query', () => {
@@ -17,12 +20,16 @@ describe('isTrustedSender', () => {
 
   it.each([
     ['an iframe of our page', indexUrl, false, built],
-    ['another file next to ours', pathToFileURL('/opt/DocSync/resources/app/out/renderer/other.html').href, true, built],
+    ['the built index.html over file:// (the app loads it no more)', builtFile, true, built],
+    ['another file of ours', 'app://docsync/assets/other.html', true, built],
+    ['our scheme on another host', 'app://evil/index.html', true, built],
+    ['our host with a port', 'app://docsync:1/index.html', true, built],
+    ['our page with credentials', 'app://me@docsync/index.html', true, built],
     ['a downloaded file', pathToFileURL('/home/me/Downloads/index.html').href, true, built],
     ['a web page', 'https://example.com/', true, built],
+    ['a web page named like our host', 'https://docsync/index.html', true, built],
     ['a dev-server page without dev mode', 'http://localhost:5173/', true, built],
     ['another port in dev mode', 'http://localhost:5174/', true, dev],
-    ['a file URL with a host', 'file://evil/opt/DocSync/resources/app/out/renderer/index.html', true, built],
     ['no URL (frame gone)', null, true, built],
     ['garbage', 'not a url', true, built],
     ['about:blank', 'about:blank', true, built],
@@ -35,6 +42,21 @@ describe('isTrustedSender', () => {
     expect(isTrustedSender('http://localhost:5173/src/App.svelte', true, dev)).toBe(true);
     expect(isTrustedSender(indexUrl, true, dev)).toBe(true);
     expect(isTrustedSender('http://localhost:5173/', true, { indexUrl, devUrl: 'javascript:alert(1)' })).toBe(false);
+  });
+
+  it('trusts no file:// page even if the origin were still given as one', () => {
+    expect(isOwnPage(builtFile, { indexUrl: builtFile })).toBe(false);
+  });
+});
+
+describe('mayNavigate (will-navigate)', () => {
+  it('lets the window go to its own page only', () => {
+    expect(mayNavigate(`${indexUrl}#/activity`, built)).toBe(true);
+    expect(mayNavigate('app://docsync/assets/../index.html', built)).toBe(true);
+    for (const url of [builtFile, 'app://docsync/assets/app.js', 'app://evil/index.html', 'https://example.com/', 'http://localhost:5173/', 'about:blank', 'javascript:alert(1)']) {
+      expect(mayNavigate(url, built), url).toBe(false);
+    }
+    expect(mayNavigate('http://localhost:5173/', dev)).toBe(true);
   });
 });
 
