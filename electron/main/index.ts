@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppCore } from '../engine/app/core.js';
 import { APP_NAME, dataHome } from '../engine/config/paths.js';
+import { privateByDefault } from '../engine/config/private-files.js';
 import { APP_INDEX_URL, registerAppScheme, serveRenderer } from './app-protocol.js';
 import { desktopHooks } from './hooks.js';
 import { registerIpc } from './ipc.js';
@@ -19,8 +20,10 @@ import { createMainWindow, focusWindow, rendererDir } from './window.js';
 
 // One data home for the desktop app, `docsync serve` and the CLI (DOCSYNC_HOME or the OS's app
 // data folder); Chromium's own caches go to a subfolder so they do not mix with the store.
+// What the app writes is its owner's alone, from the first file (issue 26): umask 077, home 0700.
+privateByDefault();
 const home = dataHome();
-mkdirSync(home, { recursive: true });
+mkdirSync(home, { recursive: true, mode: 0o700 });
 app.setName(APP_NAME);
 app.setPath('userData', home);
 app.setPath('sessionData', join(home, 'chromium'));

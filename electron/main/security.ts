@@ -7,6 +7,7 @@ import { app, session, shell, type WebContents } from 'electron';
 import { withCsp } from './csp.js';
 import { log, oneLine } from './log.js';
 import { isPermissionAllowed, mayNavigate, redactUrl, vetExternalUrl, type RendererOrigin } from './trust.js';
+import { asUserChose } from '../engine/config/private-files.js';
 
 /** Opens an https link in the user's browser; anything else is refused. Every attempt is logged. */
 export function openExternalVetted(url: string): boolean {
@@ -57,5 +58,11 @@ export function installSessionGuards(): void {
   s.setPermissionCheckHandler((_wc, permission) => isPermissionAllowed(permission));
   s.webRequest.onHeadersReceived((details, callback) => {
     callback({ responseHeaders: withCsp(details.responseHeaders) });
+  });
+  // An export is saved where the user chose: with the user's own modes, not the app's private umask (issue 26).
+  s.on('will-download', (_e, item) => {
+    item.once('done', (_d, state) => {
+      if (state === 'completed') asUserChose(item.getSavePath(), 'file').catch((err: Error) => log('warn', `could not set the saved file's permissions: ${err.message}`));
+    });
   });
 }

@@ -1,7 +1,7 @@
 /** The handler table: one function per request channel of shared/ui/contract.ts, over AppCore. */
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
-import type { Handlers } from '../../../shared/ui/contract.js';
+import type { Handlers, Results } from '../../../shared/ui/contract.js';
 import { codedError } from '../../../shared/ui/errors.js';
 import { runNamed } from '../../../shared/ui/messages.js';
 import type { FolderView, ResultTreeFolder } from '../../../shared/ui/views.js';
@@ -17,6 +17,7 @@ import { oneLine } from './core.js';
 import { mediaTypeOf, originalOnDisk } from './original-type.js';
 import { fileView, folderView, pageLayouts, queueView, resultFileView, runListView, runView, searchHitView } from './views.js';
 import { DROPPED_DIR, isStagedCopy, STAGED_COPY_GONE } from '../pipeline/staged-drops.js';
+import { inWords } from '../pipeline/context.js';
 
 const ACCOUNT = 'default';
 /** Largest original or PDF handed to the UI in one piece (pdf.js or the image decoders draw it in the page). */
@@ -89,6 +90,22 @@ export function createHandlers(core: AppCore): Handlers {
     } catch (err) {
       throw new Error(`${url}: ${oneLine(err)}`);
     }
+  };
+
+  /**
+   * A file dropped in the browser, once done, is no longer kept here (staged-drops.ts): the viewer reads
+   * the copy the service keeps of the upload instead, into memory only.
+   */
+  const uploadedCopy = async (fileId: number): Promise<Results['files.content']> => {
+    const f = core.store.files.get(fileId);
+    const client = core.engine?.client;
+    if (!f?.servicePath || !client) throw new Error(`${STAGED_COPY_GONE}, and the service is not connected to give it back now`);
+    const got = await client.readFile(f.servicePath).catch((e: unknown) => {
+      throw new Error(`${STAGED_COPY_GONE}, and the service did not give it back: ${inWords(e)}`);
+    });
+    if (got.data.length > MAX_CONTENT_BYTES) throw new Error(`${f.originalName} is too large to show here (${Math.round(got.data.length / 1048576)} MB)`);
+    const bytes = new Uint8Array(got.data);
+    return { name: f.originalName, mime: mediaTypeOf(bytes), bytes };
   };
 
   const stageRoot = (dropId: string): string => {
@@ -185,7 +202,8 @@ export function createHandlers(core: AppCore): Handlers {
     'files.content': async (a) => {
       const path = contentPath(a);
       const st = await stat(path).catch(() => null);
-      if (!st?.isFile()) throw new Error(isStagedCopy(core.hooks.home, path) ? STAGED_COPY_GONE : `${path} is no longer there`);
+      if (!st?.isFile() && a.which === 'original' && isStagedCopy(core.hooks.home, path)) return uploadedCopy(a.fileId as number);
+      if (!st?.isFile()) throw new Error(`${path} is no longer there`);
       if (st.size > MAX_CONTENT_BYTES) throw new Error(`${path} is too large to show here (${Math.round(st.size / 1048576)} MB); open it instead`);
       const name = path.split(/[\\/]/).pop() ?? 'file';
       const bytes = new Uint8Array(await readFile(path));
@@ -193,7 +211,7 @@ export function createHandlers(core: AppCore): Handlers {
     },
     'files.openExternal': async (a) => {
       const path = contentPath(a);
-      if (!(await exists(path))) throw new Error(isStagedCopy(core.hooks.home, path) ? STAGED_COPY_GONE : `${path} is no longer there`);
+      if (!(await exists(path))) throw new Error(isStagedCopy(core.hooks.home, path) ? `${STAGED_COPY_GONE}: open it where you dropped it from` : `${path} is no longer there`);
       return { path, opened: core.hooks.openPath ? await core.hooks.openPath(path) : false };
     },
 

@@ -329,11 +329,15 @@ describe('the sandbox in one click, a hot folder, results offline', () => {
     await e.call('upload.stage', { dropId: 'dddddddddddd', relPath: 'half.pdf', bytes: new Uint8Array([1, 2]) });
     expect(await e.call('upload.discard', { dropId: 'dddddddddddd' })).toEqual({ discarded: true });
     await expect(e.call('upload.staged', { dropId: 'dddddddddddd', target })).rejects.toThrow(/nothing was staged/);
-    // Issue 26: once their results are stored, the staged copies are deleted, and so is the drop's folder;
-    // the viewer says why the original is not shown.
-    await waitUntil(async () => !(await readdir(join(e.home, 'dropped')).catch(() => [])).includes(dropId), 'the staged copies deleted');
+    // Issue 26: once their results are stored, the staged copies are deleted, and so is the drop's folder.
+    await waitUntil(async () => !(await readdir(join(e.home, 'dropped')).catch((): string[] => [])).includes(dropId), 'the staged copies deleted');
+    // The viewer shows the original from the service's copy of the upload; offline it says why it cannot.
     const two = files.find((f) => f.name === 'inv-2.pdf') as FileView;
-    await expect(e.call('files.content', { which: 'original', fileId: two.id })).rejects.toThrow(/does not keep a copy of a file dropped in the browser once its results are stored/);
+    expect(await e.call('files.content', { which: 'original', fileId: two.id })).toEqual({ name: 'inv-2.pdf', mime: 'application/pdf', bytes: new Uint8Array(await invoice(2)) });
+    await expect(e.call('files.openExternal', { which: 'original', fileId: two.id })).rejects.toThrow(/does not keep a copy of a file dropped in the browser once its results are stored: open it where you dropped it from/);
+    for (const sb of e.sandboxes) await sb.close();
+    await waitUntil(() => e.core.connection.kind === 'offline', 'offline');
+    await expect(e.call('files.content', { which: 'original', fileId: two.id })).rejects.toThrow(/does not keep a copy of a file dropped in the browser once its results are stored, and the service did not give it back: /);
     expect((await e.call('search', { query: 'INV-2' })).length).toBeGreaterThan(0);
   });
 
