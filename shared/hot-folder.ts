@@ -61,6 +61,11 @@ export interface HotFolderSettings {
   outputDir: string | null;
   /** Take files whose content (sha256) was already processed. */
   reprocessDuplicates: boolean;
+  /**
+   * Take links to files outside the folder (issue 26). Off: such a link is skipped with the reason, so
+   * whoever may write into a shared folder cannot have the owner's own files uploaded.
+   */
+  followLinks: boolean;
   /** Worked on together with other DocSync agents watching the same share (issue 15); null: this agent alone. */
   share: ShareSettings | null;
 }
@@ -96,6 +101,7 @@ export const FOLDER_DEFAULTS = {
   run: { tags: [] as string[], customKeys: {} as Record<string, unknown>, pdfPasswords: {} as Record<string, string>, postProcessPdf: false },
   outputDir: null as string | null,
   reprocessDuplicates: false,
+  followLinks: false,
   share: null as ShareSettings | null,
 } as const;
 
@@ -116,7 +122,7 @@ export type ValidationResult = { ok: true; settings: HotFolderSettings } | { ok:
 
 const TOP_KEYS = new Set([
   'path', 'target', 'deployment', 'app', 'appVersion', 'recursive', 'include', 'ignore', 'polling', 'stabilityMs', 'rescanIntervalMs',
-  'batching', 'afterSuccess', 'afterFailure', 'run', 'outputDir', 'reprocessDuplicates', 'share',
+  'batching', 'afterSuccess', 'afterFailure', 'run', 'outputDir', 'reprocessDuplicates', 'followLinks', 'share',
 ]);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -312,6 +318,7 @@ export function validateFolderSettings(raw: unknown): ValidationResult {
 
   const outputDir = raw.outputDir === undefined || raw.outputDir === null ? null : (absPath(raw.outputDir, 'outputDir') ?? null);
   const reprocessDuplicates = bool(raw.reprocessDuplicates, 'reprocessDuplicates', FOLDER_DEFAULTS.reprocessDuplicates);
+  const followLinks = bool(raw.followLinks, 'followLinks', FOLDER_DEFAULTS.followLinks);
 
   let share: ShareSettings | null = null;
   if (raw.share !== undefined && raw.share !== null) {
@@ -356,6 +363,6 @@ export function validateFolderSettings(raw: unknown): ValidationResult {
   if (errors.length > 0 || !path || !target) return { ok: false, errors };
   return {
     ok: true,
-    settings: { path, target, recursive, include, ignore, polling, stabilityMs, rescanIntervalMs, batching, afterSuccess, afterFailure: { errorDir }, run, outputDir, reprocessDuplicates, share },
+    settings: { path, target, recursive, include, ignore, polling, stabilityMs, rescanIntervalMs, batching, afterSuccess, afterFailure: { errorDir }, run, outputDir, reprocessDuplicates, followLinks, share },
   };
 }

@@ -1,5 +1,5 @@
 import { EventEmitter, setMaxListeners } from 'node:events';
-import { rename, rm, stat } from 'node:fs/promises';
+import { realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { FOLDER_DEFAULTS, QUICK_STABLE_MS, validateFolderSettings, type FolderRunSettings, type FolderTarget, type HotFolderSettings } from '../../shared/hot-folder.js';
 import { inWords, log, pipelineContext, setState, settingsOf, technical, type EngineEvents, type PipelineContext } from './pipeline/context.js';
@@ -404,7 +404,7 @@ export class Engine extends EventEmitter<EngineEvents> {
             const seen = loop.watcher.reported(p);
             if (!seen) continue;
             try {
-              const f = await this.intakeSlots.run(async () => (current() ? intake(this.ctx, loop.row.id, loop.settings, seen, unreadable) : null));
+              const f = await this.intakeSlots.run(async () => (current() ? intake(this.ctx, loop.row.id, loop.settings, seen, unreadable, await this.links(loop)) : null));
               if (f && current()) await this.admitted(loop, f);
             } catch (e) {
               log(this.ctx, 'error', `Something went wrong: ${inWords(e)}`, { detail: `${seen.path}: ${technical(e)}` });
@@ -415,6 +415,11 @@ export class Engine extends EventEmitter<EngineEvents> {
         }
       });
     }
+  }
+
+  /** The link rule's part of intake (watch/links.ts): where the folder really is, and a set-aside file out of the open batch. */
+  private async links(loop: FolderLoop): Promise<{ realRoot: string; onSkipped: (path: string) => void }> {
+    return { realRoot: loop.watcher.realRoot ?? (await realpath(loop.settings.path)), onSkipped: (p) => loop.planner.remove(p) };
   }
 
   /** A file taken in is batched; a shared folder's after its content is claimed (shared-folder.ts). */

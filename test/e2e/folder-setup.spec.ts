@@ -3,7 +3,7 @@
 // said on the path field; fixing a folder's settings offers to retry the files that failed because of
 // them, and they then go through. Screenshots, light and dark, in test-results/screens/.
 import { expect, test, type Page } from '@playwright/test';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encryptPdf, invoicePdf } from '../helpers/pdf-fixtures.js';
 import { goTo, silentlyCut, startUi, shootBoth, type ServedUi, type UiSession } from './served-ui.js';
@@ -140,4 +140,35 @@ test('at 1024x768 the folder card and the folder form fit: nothing cut without a
   await shootBoth(page, 'narrow-folder-form');
   await page.getByRole('button', { name: 'Cancel' }).click();
   await page.setViewportSize({ width: 1280, height: 800 });
+});
+
+test('a link to a file outside the folder shows as skipped with the reason; the folder form has the box to take such links, off (issue 26)', async () => {
+  await mkdir(join(root, 'owner'));
+  await writeFile(join(root, 'owner', 'payroll.txt'), 'Payroll, March');
+  await symlink(join(root, 'owner', 'payroll.txt'), join(inbox, 'payroll link.txt'));
+  await goTo(page, 'Activity');
+  const row = page.getByRole('row').filter({ hasText: 'payroll link.txt' });
+  await expect(row.getByText('Skipped', { exact: true })).toBeVisible({ timeout: 30_000 });
+  await expect(row.getByText('A link to a file outside the hot folder')).toBeVisible();
+  await shootBoth(page, 'setup-08-link-skipped');
+
+  await goTo(page, 'Hot folders');
+  await page.getByRole('button', { name: /^Edit/ }).first().click();
+  const edit = page.getByRole('form', { name: 'Edit hot folder' });
+  const box = edit.getByRole('checkbox', { name: 'Take links to files outside this folder' });
+  await expect(box).not.toBeChecked();
+  await expect(box).toHaveAccessibleDescription(/Leave this off if others can put files in this folder/);
+  await box.check();
+  await edit.getByRole('group', { name: 'Folder' }).scrollIntoViewIfNeeded();
+  await shootBoth(page, 'setup-07-follow-links');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('heading', { name: inbox })).toBeVisible();
+  // Allowed now: the link is taken after all.
+  await goTo(page, 'Activity');
+  await expect(row.getByText(/^(Done|Failed)$/)).toBeVisible({ timeout: 60_000 });
+  await goTo(page, 'Hot folders');
+  await page.getByRole('button', { name: /^Edit/ }).first().click();
+  await expect(edit.getByRole('checkbox', { name: 'Take links to files outside this folder' })).toBeChecked();
+  await edit.getByRole('button', { name: 'Cancel' }).click();
+  expect(served.log).not.toMatch(/page error/);
 });

@@ -36,6 +36,9 @@ docsync folders remove PATH
   --tag T                        run tag (repeatable)
   --post-process-pdf             ask for post-processed PDFs
   --reprocess-duplicates         take files whose content was already processed
+  --follow-links / --no-follow-links
+                                 take links to files outside the folder (default: off; such a link is
+                                 skipped, as anyone who can write to the folder could link your files)
   sharing a folder with other computers (each runs "docsync serve" on the same network folder):
   --share NAME                   work on the folder together with every computer that names the same
                                  share on the same service: each file is processed by one of them
@@ -55,7 +58,7 @@ function settingsFromArgs(argv: string[], update = false): Record<string, unknow
     values: ['deployment', 'app', 'app-version', 'poll', 'stability', 'rescan', 'min-quiet', 'quiet', 'max-files', 'max-bytes', 'archive', 'error-dir', 'output',
       'share', 'coordination-folder', 'lease', 'heartbeat'],
     repeatable: ['include', 'ignore', 'tag'],
-    booleans: ['recursive', 'no-recursive', 'delete-after', 'post-process-pdf', 'reprocess-duplicates', ...(update ? ['no-share'] : [])],
+    booleans: ['recursive', 'no-recursive', 'delete-after', 'post-process-pdf', 'reprocess-duplicates', 'follow-links', 'no-follow-links', ...(update ? ['no-share'] : [])],
   });
   if (args.positional.length !== 1) throw new UsageError(args.positional.length ? `give one folder; got ${args.positional.length}` : `give the folder: docsync folders ${update ? 'update PATH [options]' : 'add PATH --deployment ID'}`);
   const b = args.booleans;
@@ -63,6 +66,7 @@ function settingsFromArgs(argv: string[], update = false): Record<string, unknow
   if (!update && !f.has('deployment') && !f.has('app')) throw new UsageError('a deployment or an app is required: --deployment ID or --app ID');
   if (f.has('deployment') && f.has('app')) throw new UsageError('give --deployment or --app, not both');
   if (b.has('recursive') && b.has('no-recursive')) throw new UsageError('give --recursive or --no-recursive, not both');
+  if (b.has('follow-links') && b.has('no-follow-links')) throw new UsageError('give --follow-links or --no-follow-links, not both');
   if (f.has('archive') && b.has('delete-after')) throw new UsageError('give --archive DIR or --delete-after, not both');
   const s: Record<string, unknown> = { path: resolve(args.positional[0] as string) };
   if (f.has('deployment')) s.deployment = f.get('deployment');
@@ -96,6 +100,7 @@ function settingsFromArgs(argv: string[], update = false): Record<string, unknow
   if (b.has('post-process-pdf')) run.postProcessPdf = true;
   if (Object.keys(run).length) s.run = run;
   if (b.has('reprocess-duplicates')) s.reprocessDuplicates = true;
+  if (b.has('follow-links') || b.has('no-follow-links')) s.followLinks = b.has('follow-links');
   const share = shareFromArgs(args, update);
   if (share !== undefined) s.share = share;
   return s;

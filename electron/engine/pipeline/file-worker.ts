@@ -76,7 +76,8 @@ function snapshot(path, max) {
     }
     const after = fstatSync(fd);
     const same = total === before.size && after.size === before.size && after.mtimeMs === before.mtimeMs;
-    return same ? { isFile: true, isDirectory: false, size: before.size, mtimeMs: before.mtimeMs, bytes } : { ...seen, size: after.size, mtimeMs: after.mtimeMs };
+    // dev and ino of the file these bytes came from: the uploader compares them with where the path leads (links.ts).
+    return same ? { isFile: true, isDirectory: false, size: before.size, mtimeMs: before.mtimeMs, dev: before.dev, ino: before.ino, bytes } : { ...seen, size: after.size, mtimeMs: after.mtimeMs };
   } finally {
     closeSync(fd);
   }
@@ -108,6 +109,11 @@ parentPort.on('message', (jobs) => {
         return { value: v };
       }
       if (j.op === 'writing') return { value: writing(j.paths) };
+      if (j.op === 'real') {
+        const real = realpathSync.native(j.path);
+        const st = statSync(real);
+        return { value: { real, isFile: st.isFile(), dev: st.dev, ino: st.ino } };
+      }
       if (j.op === 'owner') {
         const st = statSync(j.path);
         return { value: { isFile: st.isFile(), uid: st.uid, real: realpathSync(j.path) } };
@@ -121,7 +127,21 @@ parentPort.on('message', (jobs) => {
 });
 `;
 
-type Look = { op: 'hash'; path: string; size: number } | { op: 'stat'; path: string } | { op: 'snapshot'; path: string; max: number } | { op: 'owner'; path: string } | { op: 'writing'; paths: string[] };
+type Look =
+  | { op: 'hash'; path: string; size: number }
+  | { op: 'stat'; path: string }
+  | { op: 'snapshot'; path: string; max: number }
+  | { op: 'owner'; path: string }
+  | { op: 'real'; path: string }
+  | { op: 'writing'; paths: string[] };
+
+/** Where a path really leads (every link on the way resolved), and that file's identity. */
+export interface Real {
+  real: string;
+  isFile: boolean;
+  dev: number;
+  ino: number;
+}
 
 /** What writers.ts asks of a file: whether it is one, whose, and its real path (what /proc's links name). */
 export interface Owner {
@@ -141,6 +161,10 @@ function direct(look: Look): Promise<unknown> {
   if (look.op === 'hash') return sha256File(look.path, look.size);
   if (look.op === 'writing') return writingDirect(look.paths);
   if (look.op === 'snapshot') return stat(look.path).then((st): Snapshot => ({ isFile: st.isFile(), isDirectory: st.isDirectory(), size: st.size, mtimeMs: st.mtimeMs }));
+  if (look.op === 'real') return realpath(look.path).then(async (real): Promise<Real> => {
+    const st = await stat(real);
+    return { real, isFile: st.isFile(), dev: st.dev, ino: st.ino };
+  });
   if (look.op === 'owner') return Promise.all([stat(look.path), realpath(look.path)]).then(([st, real]): Owner => ({ isFile: st.isFile(), uid: st.uid, real }));
   return stat(look.path).then((st) => ({ isFile: st.isFile(), isDirectory: st.isDirectory(), size: st.size, mtimeMs: st.mtimeMs }));
 }
@@ -234,6 +258,9 @@ export function statSeen(path: string): Promise<Seen> {
 /** A stat, with the file's bytes when it is a regular file of at most SMALL_MAX bytes that stayed the same while read. */
 export interface Snapshot extends Seen {
   bytes?: Uint8Array;
+  /** With `bytes`: the device and inode of the file they were read from. */
+  dev?: number;
+  ino?: number;
 }
 
 /**
@@ -244,6 +271,11 @@ export interface Snapshot extends Seen {
  */
 export function snapshotSeen(path: string): Promise<Snapshot> {
   return worker().ask({ op: 'snapshot', path, max: SMALL_MAX }) as Promise<Snapshot>;
+}
+
+/** realpath of one path, and the identity of the file it leads to, in the worker (links.ts); rejects as realpath does. */
+export function realSeen(path: string): Promise<Real> {
+  return worker().ask({ op: 'real', path }) as Promise<Real>;
 }
 
 /** stat's kind and owner, and realpath, of one file, in the worker. */

@@ -6,6 +6,8 @@ import { BatchNames } from '../watch/safe-names.js';
 import { setState, type PipelineContext } from './context.js';
 import { hashSeenFile } from './file-worker.js';
 import { cannotRead, isUnreadable, markUnreadable } from './unreadable.js';
+import { isOutsideLink, markOutsideLink } from './outside-link.js';
+import { whereLeads } from '../watch/links.js';
 import type { BatchPlan } from './plan.js';
 import { randomUUID } from 'node:crypto';
 
@@ -13,15 +15,25 @@ import { randomUUID } from 'node:crypto';
  * A stable file seen by a folder's watcher becomes a file row ready to be batched, unless this
  * version was handled already (a restart's first scan sees every kept file again) or its content
  * was processed before. Returns the row to batch, or null.
+ * `realRoot` (realpath of the folder) turns on the link rule (watch/links.ts); `onSkipped`: a file
+ * waiting to be batched was just set aside.
  */
 export async function intake(
   ctx: PipelineContext, folderId: number, settings: HotFolderSettings, obs: StableFile, onUnreadable?: (path: string) => void,
+  links?: { realRoot: string; onSkipped: (path: string) => void },
 ): Promise<FileRow | null> {
   const mtimeMs = Math.floor(obs.mtimeMs);
   const known = ctx.store.files.byPath(obs.path);
-  if (known && known.size === obs.size && known.mtimeMs === mtimeMs && known.state !== 'discovered' && !isUnreadable(known)) return null;
+  if (known && known.size === obs.size && known.mtimeMs === mtimeMs && known.state !== 'discovered' && !isUnreadable(known) && !isOutsideLink(known)) return null;
   let sha: string;
   try {
+    // Where the path leads, looked at now, as it is taken (a file may have become a link since the
+    // scan); the uploader looks again at the very file it reads (uploader.ts).
+    const leads = links ? await whereLeads(obs.path, settings.path, links.realRoot) : undefined;
+    if (leads === null) return null; // a dangling link, or gone: nothing to take
+    // The link's target is taken as a file of its own (when the folder's rules take it): never twice.
+    if (leads?.to === 'inside') return null;
+    if (leads?.to === 'outside' && !settings.followLinks) return skipOutside(ctx, folderId, obs, leads.real.real, links?.onSkipped);
     sha = await hashSeenFile(obs.path, obs.size);
   } catch (err) {
     const why = cannotRead(err);
@@ -38,13 +50,14 @@ export async function intake(
     if (!ctx.store.folders.exists(folderId)) return null;
     // Read again: another intake of the same path may have finished while this one was hashing.
     const existing = ctx.store.files.byPath(obs.path);
-    if (existing && existing.size === obs.size && existing.mtimeMs === mtimeMs && existing.state !== 'discovered' && !isUnreadable(existing)) return null;
+    if (existing && existing.size === obs.size && existing.mtimeMs === mtimeMs && existing.state !== 'discovered' && !isUnreadable(existing) && !isOutsideLink(existing)) return null;
     let row: FileRow;
     // A row not yet in a closed batch (waiting to settle again, or waiting in the open batch) is the same
     // file: it takes the new version. A second row would leave the first one queued forever. So is a
-    // row that failed only because it could not be read: it is taken now that it can.
+    // row that failed only because it could not be read: it is taken now that it can; and so is a
+    // link skipped for leading outside, now that the folder allows it or it is a file.
     const notBatched = existing && existing.batchId === null && (existing.state === 'stable' || existing.state === 'queued');
-    if (existing && (existing.state === 'discovered' || notBatched || isUnreadable(existing))) {
+    if (existing && (existing.state === 'discovered' || notBatched || isUnreadable(existing) || isOutsideLink(existing))) {
       ctx.store.files.observe(existing.id, { size: obs.size, mtimeMs, sha256: sha });
       row = ctx.store.files.get(existing.id) as FileRow;
     } else {
@@ -69,6 +82,12 @@ export async function intake(
     setState(ctx, row.id, 'stable');
     return setState(ctx, row.id, 'queued');
   });
+}
+
+function skipOutside(ctx: PipelineContext, folderId: number, obs: StableFile, real: string, onSkipped?: (path: string) => void): null {
+  markOutsideLink(ctx, folderId, obs, real);
+  onSkipped?.(obs.path);
+  return null;
 }
 
 /** A new file recorded through its first steps at once (files.addThrough), each step announced as setState would. */

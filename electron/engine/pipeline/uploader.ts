@@ -6,7 +6,9 @@ import { inWords, log, setState, setStates, storeState, technical, type Pipeline
 import { batchTag, parsePlan, runSettings, type BatchPlan } from './plan.js';
 import { abandonBatch, removeStaleUpload, StaleUpload } from './stale-upload.js';
 import { readProblem } from './unreadable.js';
+import { outsideLinkReason } from './outside-link.js';
 import { snapshotSeen, statSeen, type Seen } from './file-worker.js';
+import { checkLinks, linkRule, type LinkRule } from './upload-links.js';
 
 /**
  * Is the file still the version the store recorded? The store keeps mtimes in whole milliseconds,
@@ -26,12 +28,22 @@ function compareStored(f: FileRow, st: Seen | null): 'same' | 'changed' | 'missi
  * per upload), and a small file's bytes read in the same look (sent as they are: no reads of the
  * upload's own).
  */
-async function lookStored(f: FileRow): Promise<{ is: 'same' | 'changed' | 'missing'; seen?: { size: number; mtimeMs: number }; bytes?: Uint8Array }> {
+async function lookStored(f: FileRow, rule?: LinkRule): Promise<{ is: 'same' | 'changed' | 'missing' | 'outside'; seen?: Identity; bytes?: Uint8Array; real?: string }> {
   const st = await snapshotSeen(f.path).catch(() => null);
   const is = compareStored(f, st);
   if (is !== 'same' || !st) return { is };
-  return { is, seen: { size: st.size, mtimeMs: st.mtimeMs }, ...(st.bytes ? { bytes: st.bytes } : {}) };
+  const seen: Identity = { size: st.size, mtimeMs: st.mtimeMs };
+  if (rule) {
+    // After the read: the bytes must come from the file the path leads to, inside the folder (upload-links.ts).
+    const c = await checkLinks(f.path, rule, st);
+    if (c.is !== 'same') return c;
+    seen.dev = c.dev;
+    seen.ino = c.ino;
+  }
+  return { is, seen, ...(st.bytes ? { bytes: st.bytes } : {}) };
 }
+
+type Identity = { size: number; mtimeMs: number; dev?: number; ino?: number };
 
 /** Files up to the service's suggested single-upload size go in one PUT; larger ones in parts. */
 export const SINGLE_PUT_MAX = 10 * 1024 * 1024;
@@ -97,7 +109,7 @@ function rehomeBatch(ctx: PipelineContext, b: BatchRow): BatchRow {
   return ctx.store.runs.batch(b.id) as BatchRow;
 }
 
-async function sendFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal: AbortSignal, seen?: { size: number; mtimeMs: number }, guard?: () => void, bytes?: Uint8Array): Promise<void> {
+async function sendFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal: AbortSignal, seen?: Identity, guard?: () => void, bytes?: Uint8Array): Promise<void> {
   const client: ServiceClient = ctx.client;
   const batchId = Number(b.serviceBatchId);
   const name = f.safeName as string;
@@ -112,6 +124,8 @@ async function sendFile(ctx: PipelineContext, b: BatchRow, f: FileRow, signal: A
   const upload = (resume: typeof resumable) =>
     client.uploadMultipart(batchId, name, f.path, {
       signal,
+      // The checked file's identity (dev, ino), so each part's read is of that file; size and mtime as recorded.
+      ...(seen?.ino !== undefined ? { seen } : {}),
       ...(guard ? { onAttempt: guard } : {}),
       onProgress: (p) => onProgress(p.sent),
       ...(resume ? { resume: { sessionId: resume.sessionId, partSize: resume.partSize, parts: resume.parts.map((p) => ({ part_num: p.partNum, part_id: p.partId })) } } : {}),
@@ -151,9 +165,17 @@ function requeueChanged(ctx: PipelineContext, f: FileRow, why: string): void {
  * Uploads one file of a batch. A file is rechecked right before and after: one that changed goes
  * back to waiting for stability (never uploaded torn), one that is gone is skipped.
  */
-async function uploadFile(ctx: PipelineContext, b: BatchRow, stored: FileRow, servicePath: string | null, signal: AbortSignal, guard?: () => void): Promise<Sent> {
-  const look = await lookStored(stored);
+async function uploadFile(ctx: PipelineContext, b: BatchRow, stored: FileRow, servicePath: string | null, signal: AbortSignal, guard?: () => void, rule?: LinkRule): Promise<Sent> {
+  const look = await lookStored(stored, rule);
   const before = look.is;
+  if (before === 'outside') {
+    // Swapped for a link leading outside the folder after it was taken: not a byte of it goes.
+    if (stored.state === 'uploading') await removeStaleUpload(ctx, b, stored, 'the file became a link to a file outside the hot folder', signal);
+    ctx.store.files.assign(stored.id, { safeName: null, batchId: null, servicePath: null });
+    setState(ctx, stored.id, 'skipped', outsideLinkReason(look.real ?? ''));
+    ctx.shared?.letGo(stored);
+    return;
+  }
   if (before === 'changed') {
     // Already 'uploading': an earlier attempt (before a crash or a retry) may have sent the old version.
     if (stored.state === 'uploading') await removeStaleUpload(ctx, b, stored, 'the file changed before upload', signal);
@@ -271,6 +293,7 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
     const service = b;
     // A folder's share is looked up once a batch, not once a file (a store read per file otherwise).
     const shared = ctx.shared?.shares(service) ? ctx.shared : undefined;
+    const rule = await linkRule(ctx, service);
     // Several files at once: small files are bound by round trips, not bytes. The first failure that
     // calls for a later try stops taking new files; the ones in flight finish.
     let failure: unknown;
@@ -284,7 +307,7 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
         const guard = shared?.actGuard(service);
         if (stored && shared && !(await shared.mayUpload(service, stored).catch((e: unknown) => ((failure ??= e), false)))) continue;
         if (!stored) continue;
-        const sent = await uploadFile(ctx, service, stored, servicePath, signal, guard).catch((e: unknown) => void (failure ??= e));
+        const sent = await uploadFile(ctx, service, stored, servicePath, signal, guard, rule).catch((e: unknown) => void (failure ??= e));
         if (sent) finishing.push(sent.finished.catch((e: unknown) => (failure ??= e)));
       }
     };

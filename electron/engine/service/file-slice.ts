@@ -12,6 +12,12 @@ import { FileChangedError } from './errors.js';
 export interface FileIdentity {
   size: number;
   mtimeMs: number;
+  /**
+   * The file the caller checked (a hot folder's link rule, issue 26): the opened file must be this
+   * one, so a path swapped for a link after the check cannot send another file's bytes.
+   */
+  dev?: number;
+  ino?: number;
 }
 
 const CHUNK = 1024 * 1024;
@@ -67,8 +73,12 @@ export class FileSlice extends Readable {
 
   override _construct(callback: (error?: Error | null) => void): void {
     open(this.path, 'r').then(
-      (fh) => {
+      async (fh) => {
         this.fh = fh;
+        if (this.expect.ino !== undefined) {
+          const st = await fh.stat().catch(() => null);
+          if (st?.ino !== this.expect.ino || st.dev !== this.expect.dev) return callback(new FileChangedError(`${this.path} is no longer the file that was checked before the upload`));
+        }
         callback();
       },
       (err: NodeJS.ErrnoException) => callback(err.code === 'ENOENT' ? new FileChangedError(`${this.path} disappeared during the upload`) : err),

@@ -124,6 +124,8 @@ export interface MultipartOptions extends CallOptions {
   concurrency?: number;
   onProgress?: (p: MultipartProgress) => void;
   resume?: ResumeState;
+  /** The file's identity from the caller's own look (as UploadOptions.seen): every part's read is checked against it. */
+  seen?: FileIdentity;
   /** The session in use, before any part is sent: persist it to resume after a crash. */
   onSession?: (s: MultipartSession) => void;
   /** Each part once the service has it: persist it to resume after a crash. */
@@ -175,7 +177,7 @@ export async function uploadMultipart(t: Transport, batchId: number, filename: s
   const op = 'uploadMultipart';
   const concurrency = o.concurrency ?? 4;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
-  const ident = await identify(path);
+  const ident = o.seen ?? (await identify(path));
   const userSignal = o.signal;
   const changed = (msg: string): ServiceError => new ServiceError({ kind: 'file-changed', operation: op, message: msg });
 

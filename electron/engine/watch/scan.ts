@@ -1,9 +1,10 @@
 /**
  * Full scan of a hot folder: every candidate file with its size and mtime. One readdir per folder (with file
  * types) and one stat per candidate file; stats run with bounded concurrency. Files or folders that vanish
- * mid-scan are skipped; symlinked folders are not followed (no loops), symlinked files are stat'ed through.
+ * mid-scan are skipped; symlinked folders are not followed (no loops, nothing outside the folder: issue
+ * 26), symlinked files are stat'ed through (whether one is taken is decided as it is taken: links.ts).
  */
-import { opendir, stat } from 'node:fs/promises';
+import { opendir, realpath, stat } from 'node:fs/promises';
 import { statSeen } from '../pipeline/file-worker.js';
 import path from 'node:path';
 import type { PathFilter } from './ignore.js';
@@ -45,6 +46,8 @@ export interface ScanResult {
   seen: number;
   /** Folders that could not be read (permissions), relative; the root's own failure throws instead. */
   unreadable: string[];
+  /** realpath of the root, as the scan began. */
+  realRoot: string;
 }
 
 const GONE = new Set(['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM', 'ELOOP']);
@@ -53,6 +56,13 @@ const code = (err: unknown): string | undefined => (err as NodeJS.ErrnoException
 export async function scanFolder(root: string, opts: ScanOptions): Promise<ScanResult> {
   const rootStat = await stat(root);
   if (!rootStat.isDirectory()) throw Object.assign(new Error(`not a folder: ${root}`), { code: 'ENOTDIR' });
+  const realRoot = await realpath(root);
+  // A folder looked at on its own (a change event named it) is listed only when no link leads there:
+  // a link to a folder, or a subfolder swapped for one, would take the scan outside the hot folder.
+  if (opts.under) {
+    const real = await realpath(path.join(root, opts.under)).catch(() => null);
+    if (real !== path.join(realRoot, opts.under)) return { files: [], seen: 0, unreadable: [], realRoot };
+  }
   const concurrency = Math.max(1, opts.concurrency ?? 64);
   const files: ScanEntry[] = [];
   let seen = 0;
@@ -113,5 +123,5 @@ export async function scanFolder(root: string, opts: ScanOptions): Promise<ScanR
     }
   }
   await statAll();
-  return { files, seen, unreadable };
+  return { files, seen, unreadable, realRoot };
 }

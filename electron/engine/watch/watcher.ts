@@ -162,6 +162,13 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
     return path.relative(this.root, abs).split(path.sep).join('/');
   }
 
+  /** realpath of the folder as of the last full scan (links.ts); undefined before one succeeded. */
+  get realRoot(): string | undefined {
+    return this.#realRoot;
+  }
+
+  #realRoot: string | undefined;
+
   /** Number of files tracked (settling or already reported). */
   get tracked(): number {
     return this.tracker.size;
@@ -252,7 +259,7 @@ export class FolderWatcher extends EventEmitter<WatcherEvents> {
     this.folderHints?.scanStarted();
     this.tracker.beginScan();
     try {
-      ({ seen, unreadable } = await scanFolder(this.root, { recursive: this.opts.recursive, filter: this.filter, onFolder: (d) => this.folderHints?.folder(d), onFile: this.observeNow }));
+      ({ seen, unreadable, realRoot: this.#realRoot } = await scanFolder(this.root, { recursive: this.opts.recursive, filter: this.filter, onFolder: (d) => this.folderHints?.folder(d), onFile: this.observeNow }));
     } catch (err) {
       // The folder is unreachable (a share went away): keep what is tracked, say why, try again later,
       // with fresh watches (those of a folder that went away hear nothing once it is back).

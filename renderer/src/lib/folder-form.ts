@@ -41,6 +41,8 @@ export interface FolderForm {
   /** Empty: no result files written. */
   outputDir: string;
   reprocessDuplicates: boolean;
+  /** Take links to files outside the folder (off: they are skipped, issue 26). */
+  followLinks: boolean;
   /** Worked on together with other DocSync agents (issue 15). The share's fields below are kept while it is off, but not sent. */
   shared: boolean;
   /** Set the same on every agent. */
@@ -89,6 +91,7 @@ export function formOf(s: HotFolderSettings | null, path = ''): FolderForm {
     postProcessPdf: d.run.postProcessPdf,
     outputDir: d.outputDir ?? '',
     reprocessDuplicates: d.reprocessDuplicates,
+    followLinks: d.followLinks,
     shared: d.share !== null,
     shareName: d.share?.name ?? '',
     coordinationFolder: d.share?.coordinationFolder ?? SHARE_DEFAULTS.coordinationFolder,
@@ -177,6 +180,7 @@ export function settingsOf(f: FolderForm): { settings: Record<string, unknown>; 
     },
     outputDir: dir(f.outputDir),
     reprocessDuplicates: f.reprocessDuplicates,
+    followLinks: f.followLinks,
     share: f.shared ? shareOf(f, num, errors) : null,
   };
   const b = settings.batching as { minQuietMs: number; quietMs: number };
@@ -224,6 +228,7 @@ const FIELD_OF: [RegExp, FormField][] = [
   [/^run\.postProcessPdf\b/, 'postProcessPdf'],
   [/^outputDir\b/, 'outputDir'],
   [/^reprocessDuplicates\b/, 'reprocessDuplicates'],
+  [/^followLinks\b/, 'followLinks'],
   [/^share\.coordinationFolder\b/, 'coordinationFolder'],
   [/^share\.leaseMs\b/, 'leaseSeconds'],
   [/^share\.heartbeatMs\b/, 'heartbeatSeconds'],

@@ -72,6 +72,26 @@ describe('docsync folders (offline)', () => {
     expectOneLineError(await cli.run(['folders', 'add', cli.dir('inbox'), '--deployment', 'x']), /already a hot folder/, 2);
   });
 
+  it('links to files outside the folder are off by default; --follow-links on add and update turns them on, --no-follow-links off (issue 26)', async () => {
+    const settingsOf = async (path: string): Promise<Record<string, unknown> | undefined> =>
+      (await cli.json<FolderRow[]>(['folders', 'list'])).find((f) => f.path === path)?.settings;
+    expect(await settingsOf(cli.dir('inbox'))).toMatchObject({ followLinks: false });
+    await mkdir(cli.dir('links'));
+    const added = await cli.run(['folders', 'add', cli.dir('links'), '--deployment', 'sandbox-invoices', '--follow-links']);
+    expect(added.code, added.stderr).toBe(0);
+    expect(await settingsOf(cli.dir('links'))).toMatchObject({ followLinks: true });
+    const off = await cli.run(['folders', 'update', cli.dir('links'), '--no-follow-links']);
+    expect(off.code, off.stderr).toBe(0);
+    expect(await settingsOf(cli.dir('links'))).toMatchObject({ followLinks: false });
+    const on = await cli.run(['folders', 'update', cli.dir('inbox'), '--follow-links']);
+    expect(on.code, on.stderr).toBe(0);
+    // Only what was given changes: the inbox keeps its other settings.
+    expect(await settingsOf(cli.dir('inbox'))).toMatchObject({ followLinks: true, recursive: false, reprocessDuplicates: true });
+    expectOneLineError(await cli.run(['folders', 'update', cli.dir('inbox'), '--follow-links', '--no-follow-links']), /give --follow-links or --no-follow-links, not both/, 2);
+    expect((await cli.run(['folders', '--help'])).stdout).toMatch(/--follow-links .*take links to files outside the folder/s);
+    expect((await cli.run(['folders', 'remove', cli.dir('links')])).code).toBe(0);
+  });
+
   it('folders remove of an unknown folder is a one-line error; of a known one removes it', async () => {
     expectOneLineError(await cli.run(['folders', 'remove', cli.dir('nope')]), /nope is not a hot folder/, 2);
     const r = await cli.run(['folders', 'remove', cli.dir('second')]);

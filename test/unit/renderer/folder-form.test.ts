@@ -20,6 +20,7 @@ const full: HotFolderSettings = {
   run: { tags: ['north', 'scanner-2'], customKeys: { team: 'north', n: 2 }, pdfPasswords: { Statement: 's3cret' }, postProcessPdf: true },
   outputDir: '/srv/out',
   reprocessDuplicates: true,
+  followLinks: true,
   share: null,
 };
 
@@ -41,6 +42,19 @@ describe('folder form', () => {
     const v = validateFolderSettings(settings);
     expect(v.ok).toBe(true);
     if (v.ok) expect(v.settings).toMatchObject({ path: '/srv/in', stabilityMs: 2000, batching: { minQuietMs: 1000, quietMs: 10_000, maxFiles: 100, maxBytes: 1024 ** 3 }, afterSuccess: { action: 'keep' }, outputDir: null });
+  });
+
+  it('links to files outside the folder: off for a new folder and one stored before the setting existed; the box round-trips (issue 26)', () => {
+    expect(formOf(null, '/srv/in').followLinks).toBe(false);
+    const { followLinks: _, ...old } = full;
+    const stored = validateFolderSettings(old);
+    expect(stored.ok && formOf(stored.settings).followLinks).toBe(false);
+    const form = formOf(full);
+    expect(form.followLinks).toBe(true);
+    form.followLinks = false;
+    const v = validateFolderSettings(settingsOf(form).settings);
+    expect(v.ok && v.settings.followLinks).toBe(false);
+    expect(engineErrors('followLinks must be true or false, got "yes"')).toEqual([{ field: 'followLinks', msg: 'followLinks must be true or false, got "yes"' }]);
   });
 
   it('reports what only the form can see, in its own units', () => {

@@ -28,6 +28,7 @@ describe('validateFolderSettings', () => {
         run: { tags: [], customKeys: {}, pdfPasswords: {}, postProcessPdf: false },
         outputDir: null,
         reprocessDuplicates: false,
+        followLinks: false,
         share: null,
       },
     });
@@ -81,6 +82,7 @@ describe('validateFolderSettings', () => {
     [{ path: '/in', deployment: 'd', app: 'a' }, /set only one of "deployment", "app"/],
     [{ path: '/in', target: { type: 'flow', id: 'x' } }, /target.type must be "deployment" or "app"/],
     [{ path: '/in', deployment: 'd', recursive: 'yes' }, /recursive must be true or false, got "yes"/],
+    [{ path: '/in', deployment: 'd', followLinks: 'yes' }, /followLinks must be true or false, got "yes"/],
     [{ path: '/in', deployment: 'd', stabilityMs: -1 }, /stabilityMs must be between 0 and/],
     [{ path: '/in', deployment: 'd', polling: { enabled: true, intervalMs: 1.5 } }, /polling.intervalMs must be a whole number/],
     [{ path: '/in', deployment: 'd', batching: { maxFiles: 0 } }, /batching.maxFiles must be between 1 and/],
