@@ -10,6 +10,7 @@ import { intFlag, parseArgs, UsageError, type ParsedArgs } from '../args.js';
 import { serviceClient } from '../host.js';
 import { dataHome, openLocalStore } from '../local.js';
 import { printJson, table } from '../output.js';
+import { shown } from '../../../shared/shown.js';
 
 export const FOLDERS_HELP = `docsync folders add PATH (--deployment ID | --app ID [--app-version V]) [options]
 docsync folders update PATH [options]
@@ -160,7 +161,7 @@ async function add(argv: string[]): Promise<void> {
       settings: s as unknown as Record<string, unknown>,
     });
     const shared = s.share ? `; shared as "${s.share.name}"` : '';
-    console.log(`added hot folder ${row.id}: ${row.path} -> ${target(row)}${shared}${note ? `; ${note}` : ''}`);
+    console.log(`added hot folder ${row.id}: ${shown(row.path)} -> ${target(row)}${shared}${note ? `; ${note}` : ''}`);
   } finally {
     store.close();
   }
@@ -202,7 +203,7 @@ async function update(argv: string[]): Promise<void> {
       settings: s as unknown as Record<string, unknown>,
     }) as FolderRow;
     const shared = s.share ? `; shared as "${s.share.name}" (lease ${s.share.leaseMs / 1000} s, heartbeat ${s.share.heartbeatMs / 1000} s)` : '; not shared';
-    console.log(`updated hot folder ${updated.id}: ${updated.path} -> ${target(updated)}${shared}${note ? `; ${note}` : ''}`);
+    console.log(`updated hot folder ${updated.id}: ${shown(updated.path)} -> ${target(updated)}${shared}${note ? `; ${note}` : ''}`);
   } finally {
     store.close();
   }
@@ -218,7 +219,7 @@ function list(argv: string[]): void {
     if (rows.length === 0) return console.log('no hot folders; add one with: docsync folders add PATH --deployment ID');
     console.log(table(['ID', 'TARGET', 'FILES', 'PATH'], rows.map((r) => [r.id, target(r), store.files.list({ folderId: r.id }).length, r.enabled ? r.path : `${r.path} (disabled)`])));
     // What the last scan could not read, below the table: one line per subfolder, its path in full.
-    for (const r of rows) for (const dir of r.unreadableFolders) console.log(`folder ${r.id}: cannot read ${dir} (permission denied); its files are not taken`);
+    for (const r of rows) for (const dir of r.unreadableFolders) console.log(`folder ${r.id}: cannot read ${shown(dir)} (permission denied); its files are not taken`);
   } finally {
     store.close();
   }

@@ -14,7 +14,9 @@ import { exportRun, exportSelection, type ExportFormat } from './exports.js';
 import { failedBySettings } from '../pipeline/retryable.js';
 import { probeOnce } from '../service/probe.js';
 import { oneLine } from './core.js';
-import { mediaTypeOf, originalOnDisk } from './original-type.js';
+import { mediaTypeOf, originalOnDisk, type OriginalOnDisk } from './original-type.js';
+import { SNIFF_BYTES, sniffMediaType } from '../../../shared/media-type.js';
+import type { FileRow } from '../store/index.js';
 import { fileView, folderView, pageLayouts, queueView, resultFileView, runListView, runView, searchHitView } from './views.js';
 import { DROPPED_DIR, isStagedCopy, STAGED_COPY_GONE } from '../pipeline/staged-drops.js';
 import { inWords } from '../pipeline/context.js';
@@ -106,6 +108,16 @@ export function createHandlers(core: AppCore): Handlers {
     if (got.data.length > MAX_CONTENT_BYTES) throw new Error(`${f.originalName} is too large to show here (${Math.round(got.data.length / 1048576)} MB)`);
     const bytes = new Uint8Array(got.data);
     return { name: f.originalName, mime: mediaTypeOf(bytes), bytes };
+  };
+
+  /** Whether the viewer can show a file's original, and its kind: on disk, or a done drop's copy on the service (its first bytes). */
+  const originalOf = async (local: FileRow | undefined): Promise<OriginalOnDisk> => {
+    if (!local) return { present: false, type: null };
+    const onDisk = await originalOnDisk(local.path);
+    const client = core.engine?.client;
+    if (onDisk.present || !local.servicePath || !client || !isStagedCopy(core.hooks.home, local.path)) return onDisk;
+    const head = await client.readFile(local.servicePath, { range: { start: 0, end: SNIFF_BYTES - 1 } }).catch(() => null);
+    return head ? { present: true, type: sniffMediaType(new Uint8Array(head.data)) } : onDisk;
   };
 
   const stageRoot = (dropId: string): string => {
@@ -274,8 +286,7 @@ export function createHandlers(core: AppCore): Handlers {
       const run = runOrThrow(runId);
       const files = await Promise.all(resultFiles(runId).map(async ({ rf, i, layouts }) => {
         const local = rf.fileId === null ? undefined : core.store.files.get(rf.fileId);
-        const original = local ? await originalOnDisk(local.path) : { present: false, type: null };
-        return resultFileView(core.store, rf, i, layouts, original);
+        return resultFileView(core.store, rf, i, layouts, await originalOf(local));
       }));
       const caseFields = core.store.results.caseFields(runId).map((c) => ({ name: c.name, value: c.value, errorMsg: c.errorMsg, valid: c.valid, failures: c.failures }));
       return { run: runView(core.store, run), files, caseFields };
@@ -286,9 +297,7 @@ export function createHandlers(core: AppCore): Handlers {
         const all = resultFiles(mine.runId);
         const hit = all.find((x) => x.rf.id === mine.id);
         if (!hit) continue;
-        const local = core.store.files.get(fileId);
-        const original = local ? await originalOnDisk(local.path) : { present: false, type: null };
-        out.push(resultFileView(core.store, hit.rf, hit.i, hit.layouts, original));
+        out.push(resultFileView(core.store, hit.rf, hit.i, hit.layouts, await originalOf(core.store.files.get(fileId))));
       }
       return out;
     },

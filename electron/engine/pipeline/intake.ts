@@ -10,6 +10,7 @@ import { isOutsideLink, markOutsideLink } from './outside-link.js';
 import { whereLeads } from '../watch/links.js';
 import type { BatchPlan } from './plan.js';
 import { randomUUID } from 'node:crypto';
+import { shown } from '../../../shared/shown.js';
 
 /**
  * A stable file seen by a folder's watcher becomes a file row ready to be batched, unless this
@@ -72,7 +73,7 @@ export async function intake(
       const dup = ctx.store.files.doneWithSameContent(sha, row.id, ctx.serviceId);
       if (dup) {
         // A reason, not an error: first line for the row, the first file's path behind it.
-        setState(ctx, row.id, 'skipped', `Already processed: same content as ${dup.originalName}\n${dup.path}`);
+        setState(ctx, row.id, 'skipped', `Already processed: same content as ${shown(dup.originalName)}\n${shown(dup.path)}`);
         return null;
       }
     }

@@ -46,7 +46,8 @@ async function start(): Promise<{ inbox: string; home: string }> {
   await chmod(root, 0o755);
   const home = join(root, 'home');
   const inbox = join(root, 'inbox');
-  await mkdir(home);
+  // As DocSync makes a data home: its owner's alone (else the command tightens it and says so, issue 26).
+  await mkdir(home, { mode: 0o700 });
   await giveToEngine(home);
   await mkdir(inbox, { recursive: true });
   return { inbox, home };
