@@ -3,10 +3,10 @@
  * the queue as failed with the reason, and is taken in again once it can be read (intake.ts).
  */
 import { open } from 'node:fs/promises';
-import { basename } from 'node:path';
 import type { FileRow } from '../store/index.js';
 import type { StableFile } from '../watch/watcher.js';
-import { setState, type PipelineContext } from './context.js';
+import type { PipelineContext } from './context.js';
+import { markSetAside } from './set-aside.js';
 
 const PREFIX = 'DocSync cannot read this file: ';
 
@@ -41,21 +41,5 @@ export const isUnreadable = (f: FileRow): boolean => f.state === 'failed' && f.b
 
 /** Records the version seen as failed with `why` (once: a rescan that finds it still unreadable adds nothing). */
 export function markUnreadable(ctx: PipelineContext, folderId: number, obs: StableFile, why: string): void {
-  ctx.store.transaction(() => {
-    if (!ctx.store.folders.get(folderId)) return;
-    const seen = { size: obs.size, mtimeMs: Math.floor(obs.mtimeMs), sha256: null };
-    const known = ctx.store.files.byPath(obs.path);
-    // The same file while it waits (not in a closed batch, or failed unreadable before) keeps its row.
-    const waiting = known && known.batchId === null && ['discovered', 'stable', 'queued'].includes(known.state);
-    let row: FileRow;
-    if (known && (waiting || isUnreadable(known))) {
-      if (known.error === why && known.size === seen.size && known.mtimeMs === seen.mtimeMs) return;
-      ctx.store.files.observe(known.id, seen);
-      row = ctx.store.files.get(known.id) as FileRow;
-    } else {
-      row = ctx.store.files.add({ folderId, path: obs.path, ...seen, originalName: basename(obs.path) });
-      ctx.emit('file', { file: row, from: null });
-    }
-    if (row.state !== 'failed' || row.error !== why) setState(ctx, row.id, 'failed', why);
-  });
+  markSetAside(ctx, folderId, obs, { state: 'failed', why, setAside: isUnreadable });
 }
