@@ -68,6 +68,8 @@ export interface ClientConfig {
   retry?: Partial<RetryPolicy>;
   onRetry?: (event: RetryEvent) => void;
   userAgent?: string;
+  /** CA certificates (PEM) of the connection, trusted beside Node's roots and the OS's store (agents.ts). */
+  ca?: string | string[];
 }
 
 export interface ResolvedConfig {
@@ -83,6 +85,7 @@ export interface ResolvedConfig {
   retry: RetryPolicy;
   onRetry: ((event: RetryEvent) => void) | undefined;
   userAgent: string;
+  ca: string | string[] | undefined;
 }
 
 export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 10_000, responseMs: 60_000, idleMs: 60_000 };
@@ -136,5 +139,6 @@ export function resolveConfig(c: ClientConfig): ResolvedConfig {
     retry,
     onRetry: c.onRetry,
     userAgent: c.userAgent ?? 'docsync-service-client',
+    ca: c.ca,
   };
 }

@@ -44,11 +44,11 @@
  * error's properties or a retry event (messages pass through `redact`, and got's errors, which
  * hold the request options, are never kept or exposed).
  */
-import { STATUS_CODES, Agent as HttpAgent, type IncomingHttpHeaders } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
+import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import got, { AbortError, RequestError, TimeoutError, type Got, type Response } from 'got';
 import { ShapeError } from '../../../shared/service/index.js';
+import { serviceAgents, type ServiceAgents } from './agents.js';
 import { abortedError, fullJitter, parseRetryAfter, sleep } from './backoff.js';
 import { resolveConfig, type ClientConfig, type ResolvedConfig } from './config.js';
 import { AttemptRefused, FileChangedError, ServiceError, redact } from './errors.js';
@@ -155,7 +155,7 @@ export class Transport {
   readonly slots: Semaphore;
   readonly #token: string;
   readonly #got: Got;
-  readonly #agents: { http: HttpAgent; https: HttpsAgent };
+  readonly #agents: ServiceAgents;
   /** Buffers for pooled bodies (callPooled: results pages). */
   readonly bodies = new BodyPool();
 
@@ -163,7 +163,7 @@ export class Transport {
     this.cfg = resolveConfig(config);
     this.#token = config.token;
     const pool = { keepAlive: true, maxSockets: this.cfg.concurrency, maxFreeSockets: this.cfg.concurrency, scheduling: 'lifo' as const };
-    this.#agents = { http: new HttpAgent(pool), https: new HttpsAgent(pool) };
+    this.#agents = serviceAgents({ ...pool, ca: this.cfg.ca });
     this.slots = new Semaphore(this.cfg.concurrency);
     this.#got = got.extend({
       agent: this.#agents,

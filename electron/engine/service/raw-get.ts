@@ -9,8 +9,9 @@
  * Hand-written because no maintained client reads into a caller's buffer (undici and got both join
  * chunks); the decompression got did for us (gzip, deflate, br) is node:zlib's.
  */
-import { request as httpRequest, type Agent as HttpAgent, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { ServiceAgents } from './agents.js';
 import type { Readable, Transform } from 'node:stream';
 import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import { BodySendError, watchRequest } from './request-watch.js';
@@ -61,7 +62,7 @@ export interface PooledReply {
 export interface RawGet {
   url: string;
   headers: Record<string, string>;
-  agents: { http: HttpAgent; https: HttpsAgent };
+  agents: ServiceAgents;
   pool: BodyPool;
   /** Longest silence on the socket. */
   idleMs: number;

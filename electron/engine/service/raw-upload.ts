@@ -3,8 +3,9 @@
  * Measured on the project's machine (bench/upload.ts): got's body pipeline reaches about half of
  * curl's upload speed, a plain http.request about all of it; everything without a body stays on got.
  */
-import { request as httpRequest, type Agent as HttpAgent, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { ServiceAgents } from './agents.js';
 import type { Readable } from 'node:stream';
 import { AttemptRefused, FileChangedError } from './errors.js';
 import { FileSlice } from './file-slice.js';
@@ -21,7 +22,7 @@ export interface RawSend {
   method: string;
   headers: Record<string, string>;
   body: Readable;
-  agents: { http: HttpAgent; https: HttpsAgent };
+  agents: ServiceAgents;
   /** Longest silence on the socket. */
   idleMs: number;
   /** From the body being sent to the response headers. */
