@@ -5,7 +5,7 @@
  * error_msg is absent: these fields report problems as validation failures.
  */
 import type { CaseField, CaseInfo, ResultDocument, ResultFile } from '../../shared/service/results.js';
-import { VENDOR_NAME } from './field-sets.js';
+import { CURRENCY, TOTAL_AMOUNT, VENDOR_NAME } from './field-sets.js';
 import { fromCents, isAmount, toCents } from './parse.js';
 
 type Failure = { type: string; msg: string };
@@ -55,14 +55,14 @@ function sumField(name: string, docs: { doc: ResultDocument; i: number }[]): Cas
   const failures: Failure[] = [];
   const currencies = new Set<string>();
   for (const { doc, i } of docs) {
-    const total = value(doc, 'total_amount') ?? '';
+    const total = value(doc, TOTAL_AMOUNT) ?? '';
     if (!isAmount(total)) {
-      failures.push({ type: 'invalid_input', msg: `record ${i}: total_amount ${total === '' ? 'is missing' : `"${total}" is not a number`}` });
+      failures.push({ type: 'invalid_input', msg: `record ${i}: ${TOTAL_AMOUNT} ${total === '' ? 'is missing' : `"${total}" is not a number`}` });
       continue;
     }
     cents += toCents(total);
-    used.push([i, 'total_amount']);
-    const cur = value(doc, 'currency');
+    used.push([i, TOTAL_AMOUNT]);
+    const cur = value(doc, CURRENCY);
     if (cur) currencies.add(cur);
   }
   if (currencies.size > 1) failures.push({ type: 'mixed_currency', msg: `totals are in several currencies: ${[...currencies].sort().join(', ')}` });

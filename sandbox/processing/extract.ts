@@ -2,7 +2,7 @@
  * Rule-based field extraction. Each field tries rules strongest first; the rule that found the value
  * sets the model confidence, so a value read by a fallback rule is reported as less certain.
  */
-import { FIELD_SETS, FIRST_LINE_ITEM, VENDOR_NAME } from './field-sets.js';
+import { FIELD_SETS } from './field-sets.js';
 import type { ClassName, FieldSpec } from './field-sets.js';
 import { cells, docLines, hit, labelled, subHit } from './lookup.js';
 import type { DocLines, Hit, LabelHit } from './lookup.js';
@@ -121,7 +121,7 @@ function invoiceFields(lines: DocLines): Map<string, Found> {
   const issuedLabel = /\b(?:invoice ?date|date ?of ?issue|issue ?date|date ?issued|invoice ?dated|billing ?date)\b/i;
   const m = new Map<string, Found>();
   m.set(
-    'invoice_number',
+    'invoice number',
     first(
       () => firstText(lines, /\binvoice\s*(?:number|num\b\.?|no\b\.?|#|id\b)/i, 0.95, INVOICE_NO_TOKEN),
       () => firstText(lines, /\binvoice\b(?=\s+[A-Za-z0-9-]*\d)/i, 0.6, INVOICE_NO_TOKEN),
@@ -129,7 +129,7 @@ function invoiceFields(lines: DocLines): Map<string, Found> {
     ),
   );
   m.set(
-    'invoice_date',
+    'invoice date',
     first(
       () => dateAfter(lines, issuedLabel, 0.95),
       () => dateAfter(lines, /(?<!\bdue\s)\bdate\b(?=\s*:)/i, 0.8),
@@ -137,18 +137,18 @@ function invoiceFields(lines: DocLines): Map<string, Found> {
       () => rawAfter(lines, issuedLabel),
     ),
   );
-  m.set('due_date', due);
-  m.set('total_amount', total?.found ?? rawAfter(lines, TOTAL_STRONG, TOTAL_ANY));
+  m.set('due date', due);
+  m.set('total amount', total?.found ?? rawAfter(lines, TOTAL_STRONG, TOTAL_ANY));
   m.set('currency', currency(lines, total));
   m.set(
-    VENDOR_NAME,
+    'Vendor Name',
     first(
       () => firstText(lines, /\b(?:vendor(?:\s+name)?|supplier|seller|sold ?by|from|company|issued ?by|payee)(?=\s*:)/i, 0.9),
       () => letterhead(lines, 0.5),
     ),
   );
   m.set(
-    FIRST_LINE_ITEM,
+    '1st Line Item',
     first(
       () => firstText(lines, /\b(?:1st line item|line item 1|item 1|first item)\b(?=\s*:)/i, 0.9),
       () => firstRowUnderHeader(lines, 0.8),
@@ -208,14 +208,14 @@ function receiptFields(lines: DocLines): Map<string, Found> {
     ),
   );
   m.set(
-    'receipt_date',
+    'receipt date',
     first(
       () => dateAfter(lines, dateLabel, 0.9),
       () => anyDate(lines, 0.6),
       () => rawAfter(lines, dateLabel),
     ),
   );
-  m.set('total_amount', total?.found ?? rawAfter(lines, paidLabel, TOTAL_ANY));
+  m.set('total amount', total?.found ?? rawAfter(lines, paidLabel, TOTAL_ANY));
   m.set(
     'payment_method',
     first(
@@ -237,7 +237,7 @@ function keyword(lines: DocLines, re: RegExp, model: number): Found {
 function otherFields(lines: DocLines): Map<string, Found> {
   const top = lines[0];
   const at = top ? hit(top.page, top.line, 0, top.line.text.length) : null;
-  return new Map([['first_line', at ? { value: at.text.replace(/\s+/g, ' '), model: 0.9, at } : null]]);
+  return new Map([['first line', at ? { value: at.text.replace(/\s+/g, ' '), model: 0.9, at } : null]]);
 }
 
 const RULES: Record<ClassName, (lines: DocLines) => Map<string, Found>> = {
@@ -246,11 +246,11 @@ const RULES: Record<ClassName, (lines: DocLines) => Map<string, Found>> = {
   Other: otherFields,
 };
 
-/** Fields of a document of `className` made of `pages`, in the order of the class's field set. */
+/** Fields of a document of `className` made of `pages`, in the order of the class's field set (the rules key what they find by project name, `spec.raw`). */
 export function extractFields(className: ClassName, pages: PageText[]): Extracted[] {
   const found = RULES[className](docLines(pages));
   return FIELD_SETS[className].map((spec) => {
-    const f = found.get(spec.name) ?? null;
+    const f = found.get(spec.raw) ?? null;
     return f ? { spec, value: f.value, model: f.model, at: f.at } : { spec, value: '', model: 0, at: null };
   });
 }

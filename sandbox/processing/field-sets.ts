@@ -1,4 +1,10 @@
-/** The classes the sandbox knows and the fields of each, under their raw project names. */
+/**
+ * The classes the sandbox knows and the fields of each, under their project names as a user would
+ * write them in the automation project; results carry them normalised (spec 2.8, field-names.ts).
+ * Most are written with spaces, so their result names are the familiar `invoice_number`; the
+ * receipt's `payment_method` keeps its underscore, so results show the rule's doubling
+ * (`payment__method`) as the real service's do.
+ */
 import { normalizeFieldName } from '../../shared/service/field-names.js';
 
 export type FieldType = 'TEXT' | 'DATE' | 'NUMBER';
@@ -17,23 +23,24 @@ const spec = (raw: string, type: FieldType, required: boolean): FieldSpec => ({ 
 
 export const FIELD_SETS: Record<ClassName, FieldSpec[]> = {
   Invoice: [
-    spec('invoice_number', 'TEXT', true),
-    spec('invoice_date', 'DATE', true),
-    spec('due_date', 'DATE', false),
-    spec('total_amount', 'NUMBER', true),
+    spec('invoice number', 'TEXT', true),
+    spec('invoice date', 'DATE', true),
+    spec('due date', 'DATE', false),
+    spec('total amount', 'NUMBER', true),
     spec('currency', 'TEXT', false),
     spec('Vendor Name', 'TEXT', true),
     spec('1st Line Item', 'TEXT', false),
   ],
   Receipt: [
     spec('merchant', 'TEXT', true),
-    spec('receipt_date', 'DATE', true),
-    spec('total_amount', 'NUMBER', true),
+    spec('receipt date', 'DATE', true),
+    spec('total amount', 'NUMBER', true),
     spec('payment_method', 'TEXT', false),
   ],
-  Other: [spec('first_line', 'TEXT', false)],
+  Other: [spec('first line', 'TEXT', false)],
 };
 
-/** Result names of fields the rules refer to. */
+/** Result names of fields the case fields read. */
 export const VENDOR_NAME = normalizeFieldName('Vendor Name');
-export const FIRST_LINE_ITEM = normalizeFieldName('1st Line Item');
+export const TOTAL_AMOUNT = normalizeFieldName('total amount');
+export const CURRENCY = normalizeFieldName('currency');

@@ -37,11 +37,11 @@ export function validateFields(fields: FieldValue[]): Map<string, ValidationAler
       add(alert('FAILURE', 'type', `${spec.name} is not a date: "${value}"`, spec.name));
     }
   }
-  const issued = fields.find((f) => f.spec.name === 'invoice_date')?.value ?? '';
-  const due = fields.find((f) => f.spec.name === 'due_date')?.value ?? '';
+  const issued = fields.find((f) => f.spec.raw === 'invoice date');
+  const due = fields.find((f) => f.spec.raw === 'due date');
   // ISO dates compare correctly as strings.
-  if (isIsoDate(issued) && isIsoDate(due) && due < issued) {
-    add(alert('WARNING', 'consistency', `due_date ${due} is before invoice_date ${issued}`, 'due_date'));
+  if (issued && due && isIsoDate(issued.value) && isIsoDate(due.value) && due.value < issued.value) {
+    add(alert('WARNING', 'consistency', `${due.spec.name} ${due.value} is before ${issued.spec.name} ${issued.value}`, due.spec.name));
   }
   return alerts;
 }

@@ -155,6 +155,12 @@ describe('run results (spec 2.8, 4.6)', () => {
     expect(values(multi.documents[1])).toMatchObject({ merchant: MULTI_CLASS.receipt.merchant, total_amount: '12.75' });
   });
 
+  it('doubles the underscore of the project name payment_method in results (payment__method, as secret_id -> secret__id in 2.8)', async () => {
+    const receipt = fileNamed(await results(admin, withPw.id, { include_validation_results: true }), 'multi.pdf').documents[1];
+    expect(receipt.fields.map((f: any) => f.field_name)).toEqual(['merchant', 'receipt_date', 'total_amount', 'payment__method']);
+    expect(receipt.fields.find((f: any) => f.field_name === 'payment__method').validations).toEqual({ valid: true, alerts: [] });
+  });
+
   it('a corrupt PDF gives ERROR fields with error_msg while the run COMPLETEs (7 rule 3)', async () => {
     for (const run of [withPw, withoutPw]) {
       const broken = fileNamed(await results(admin, run.id, { include_validation_results: true }), 'broken.pdf');

@@ -175,7 +175,7 @@ describe('processFile splitting and classes', () => {
     ]);
     const [invoice, receipt] = file.documents;
     expect(values(invoice)).toMatchObject({ invoice_number: 'INV-2001', total_amount: '500.00', Vendor_Name: 'Northwind Traders', _1st_Line_Item: 'Annual license' });
-    expect(values(receipt)).toEqual({ merchant: 'Corner Cafe', receipt_date: '2026-03-15', total_amount: '12.75', payment_method: 'VISA' });
+    expect(values(receipt)).toEqual({ merchant: 'Corner Cafe', receipt_date: '2026-03-15', total_amount: '12.75', payment__method: 'VISA' });
     // page_numbers [1, 2] go with page_layouts 0 and 1; the receipt (page_numbers [3]) has its boxes on page index 2.
     expect(invoice!.page_layouts?.map((l) => l.page_number)).toEqual([0, 1]);
     expect(receipt!.page_layouts?.map((l) => l.page_number)).toEqual([2]);
@@ -185,7 +185,7 @@ describe('processFile splitting and classes', () => {
   it('reads a receipt', async () => {
     const doc = (await run('r.pdf', await receiptPdf({ merchant: 'Bean There', date: 'April 2, 2026', total: '£4.20', paymentMethod: 'Cash' }))).documents[0]!;
     expect(doc.class_name).toBe('Receipt');
-    expect(values(doc)).toEqual({ merchant: 'Bean There', receipt_date: '2026-04-02', total_amount: '4.20', payment_method: 'Cash' });
+    expect(values(doc)).toEqual({ merchant: 'Bean There', receipt_date: '2026-04-02', total_amount: '4.20', payment__method: 'Cash' });
   });
 
   it('gives other documents a first_line field', async () => {
