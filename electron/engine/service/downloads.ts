@@ -9,6 +9,7 @@ import { rename, rm, stat } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { abortedError, fullJitter, sleep } from './backoff.js';
+import { engineBandwidth } from './bandwidth.js';
 import { ServiceError } from './errors.js';
 import { filePath, parseContentRange } from './files.js';
 import type { Transport } from './http.js';
@@ -78,11 +79,18 @@ export async function downloadFile(t: Transport, servicePath: string, dest: stri
     }
     let received = append ? from : 0;
     onProgress?.(received, total);
+    // Under a bandwidth limit each chunk waits for the engine's download bucket (bandwidth.ts)
+    // before it is passed on: the pipeline stops reading the socket meanwhile, so the service's
+    // sending slows to the limit (TCP's window), nothing piles up here.
     const counter = new Transform({
       transform(chunk: Buffer, _enc, cb) {
-        received += chunk.length;
-        onProgress?.(received, total);
-        cb(null, chunk);
+        const pass = (): void => {
+          received += chunk.length;
+          onProgress?.(received, total);
+          cb(null, chunk);
+        };
+        if (engineBandwidth.down.rate === null) return pass();
+        engineBandwidth.down.acquire(chunk.length, signal).then(pass, (e: Error) => cb(e));
       },
     });
     try {

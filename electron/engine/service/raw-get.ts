@@ -14,6 +14,7 @@ import { request as httpsRequest } from 'node:https';
 import type { ServiceAgents } from './agents.js';
 import type { Readable, Transform } from 'node:stream';
 import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import { engineBandwidth } from './bandwidth.js';
 import { BodySendError, watchRequest } from './request-watch.js';
 
 /**
@@ -83,6 +84,20 @@ function decoder(res: IncomingMessage, first: Buffer | undefined): Transform | n
   return null;
 }
 
+/**
+ * Results pages count against the engine's download limit (bandwidth.ts), as rclone counts
+ * listings: each chunk received is charged, and the response is paused until the bucket has paid
+ * for it, so the socket is not read meanwhile and the service's sending slows to the limit.
+ */
+function throttleReads(res: IncomingMessage, signal: AbortSignal): void {
+  const bucket = engineBandwidth.down;
+  res.on('data', (c: Buffer) => {
+    if (bucket.rate === null) return;
+    res.pause();
+    bucket.acquire(c.length, signal).then(() => res.resume(), () => undefined);
+  });
+}
+
 /** One GET attempt; rejects with BodySendError (the same failures as an upload's, `sent` always true once the request is out). */
 export function getInto(o: RawGet): Promise<PooledReply> {
   return new Promise<PooledReply>((resolve, reject) => {
@@ -100,12 +115,15 @@ export function getInto(o: RawGet): Promise<PooledReply> {
       if (buf) o.pool.give(buf);
       buf = undefined;
     };
+    const stopped = new AbortController();
+    req.once('close', () => stopped.abort());
     // A failure also stops the body's source and gives the buffer back.
     const watch = watchRequest(req, o, () => { source?.destroy(); giveBack(); }, reject);
     if (watch.settled) return;
     const { fail } = watch;
 
     req.on('response', (res) => {
+      throttleReads(res, stopped.signal);
       const length = Number(res.headers['content-length']);
       const known = Number.isSafeInteger(length) && length >= 0;
       const cut = (): void => {

@@ -8,6 +8,7 @@ import { request as httpsRequest } from 'node:https';
 import type { ServiceAgents } from './agents.js';
 import type { Readable } from 'node:stream';
 import { AttemptRefused, FileChangedError } from './errors.js';
+import { engineBandwidth } from './bandwidth.js';
 import { FileSlice } from './file-slice.js';
 import { BodySendError, watchRequest } from './request-watch.js';
 
@@ -60,6 +61,26 @@ export function sendBody(o: RawSend): Promise<RawReply> {
     let transferred = 0;
     const body = o.body;
     const recycle = body instanceof FileSlice ? FileSlice.recycle : undefined;
+    // Under a bandwidth limit a chunk goes in pieces, each when the engine's upload bucket allows
+    // (bandwidth.ts); the file is not read further meanwhile, so the limit is backpressure, not a buffer.
+    const bucket = engineBandwidth.up;
+    const stop = new AbortController();
+    let throttling = false;
+    let writing = Promise.resolve();
+    const throttled = async (chunk: Buffer, done: ((err?: Error | null) => void) | undefined): Promise<void> => {
+      let more = true;
+      for (let at = 0; at < chunk.length; ) {
+        const piece = chunk.subarray(at, at + bucket.pieceSize());
+        await bucket.acquire(piece.length, stop.signal);
+        if (watch.settled) return;
+        at += piece.length;
+        more = req.write(piece, at === chunk.length ? done : undefined);
+        transferred += piece.length;
+        o.onProgress?.(transferred);
+      }
+      throttling = false;
+      if (more) body.resume();
+    };
     // Failures reach `fail` through the listeners: a local read error from the body first (it is
     // the file's fault, never the network's), a network error from the request.
     body.once('error', (e: Error) =>
@@ -67,15 +88,32 @@ export function sendBody(o: RawSend): Promise<RawReply> {
       fail(e instanceof AttemptRefused ? e : new BodySendError('file-changed', undefined, false, e instanceof FileChangedError ? e.message : `could not read the local file: ${e.message}`)),
     );
     body.on('data', (chunk: Buffer) => {
+      // After a failed write the chunk may still be queued somewhere: only a written one is reused.
+      const done = recycle ? (err?: Error | null) => (err ? undefined : recycle(chunk)) : undefined;
+      if (bucket.rate !== null) {
+        body.pause();
+        throttling = true;
+        writing = throttled(chunk, done).catch(() => undefined);
+        return;
+      }
       transferred += chunk.length;
       o.onProgress?.(transferred);
-      // After a failed write the chunk may still be queued somewhere: only a written one is reused.
-      const more = req.write(chunk, recycle ? (err?: Error | null) => (err ? undefined : recycle(chunk)) : undefined);
+      const more = req.write(chunk, done);
       if (!more) body.pause();
     });
-    req.on('drain', () => body.resume());
-    body.once('end', () => req.end());
+    // A drain while pieces wait for the bucket resumes nothing: the last piece decides.
+    req.on('drain', () => {
+      if (!throttling) body.resume();
+    });
+    // The end waits for the pieces of the last chunk still waiting for the bucket.
+    body.once('end', () => {
+      if (!throttling) req.end();
+      else void writing.then(() => watch.settled || req.end());
+    });
     // A request that ends early (failure, cancel, an early answer) stops the reading too.
-    req.once('close', () => body.destroy());
+    req.once('close', () => {
+      stop.abort();
+      body.destroy();
+    });
   });
 }
