@@ -3,6 +3,7 @@
  * detail kept beside it (a details line, the log), never thrown away. Pure: used by the engine when
  * it records a file's problem or announces something, and by the UI for rows stored in older words.
  */
+import { proxyProblem, type ProxyFacts } from './proxy-problem.js';
 
 /** A stored problem: its first line is what a person reads, the lines after it the detail. */
 export interface Problem {
@@ -78,6 +79,7 @@ export interface ServiceProblemLike {
   status?: number | undefined;
   code?: string | undefined;
   message: string;
+  proxy?: ProxyFacts | undefined;
 }
 
 /** Why a connection failed, by its system code. */
@@ -112,6 +114,8 @@ export interface ServiceHints {
   access?: string;
   /** After an unreachable service. */
   reach?: string;
+  /** Where the proxy and its credentials are set. */
+  proxySetting?: string;
 }
 
 /** The service's own reason, unless it is only a status line ("HTTP 400 Bad Request"), which says nothing more. */
@@ -137,6 +141,8 @@ export function serviceProblem(e: ServiceProblemLike, hints: ServiceHints = {}):
       return 'stopped';
     case 'bad-response':
       return `${svc} sent an answer DocSync does not understand`;
+    case 'proxy':
+      return e.proxy ? proxyProblem(e.proxy, e.code, hints) : e.message;
     case 'http': {
       const s = e.status ?? 0;
       const said = saidByService(e.message);

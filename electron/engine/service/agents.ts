@@ -7,10 +7,15 @@
  * connection's own CA file. An https.Agent given `ca` trusts ONLY those certificates, so the list is
  * the union of all three (trust-store.ts), made into one secure context per client: Node would
  * otherwise parse the whole list again for each new connection.
+ *
+ * Proxy: given a route (proxy.ts), both agents are proxy-aware ones (proxy-agents.ts) with the same
+ * pool and trust; the service's TLS then runs inside the proxy's tunnel.
  */
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { createSecureContext, type SecureContext } from 'node:tls';
+import { proxyAgents } from './proxy-agents.js';
+import type { ProxyRoute } from './proxy.js';
 import { trustedCertificates } from './trust-store.js';
 
 export interface PoolOptions {
@@ -23,6 +28,10 @@ export interface PoolOptions {
 export interface AgentOptions extends PoolOptions {
   /** Extra CA certificates (PEM), trusted beside the bundled and the system roots. */
   ca?: string | string[] | undefined;
+  /** The proxy to go through; none: direct. */
+  proxy?: ProxyRoute | null | undefined;
+  /** How long the proxy may take to open a tunnel (the client's connect timeout). */
+  connectMs?: number | undefined;
 }
 
 /** What http.ts, raw-get.ts and raw-upload.ts take: one agent per scheme. */
@@ -48,8 +57,9 @@ export function secureContextFor(ca: string | string[] | undefined): SecureConte
 
 /** The agents for one client. */
 export function serviceAgents(o: AgentOptions): ServiceAgents {
-  const { ca, ...pool } = o;
+  const { ca, proxy, connectMs, ...pool } = o;
   const secureContext = secureContextFor(ca);
+  if (proxy) return proxyAgents(proxy, connectMs ?? 10_000, pool, secureContext ? { secureContext } : {});
   return {
     http: new HttpAgent(pool),
     https: new HttpsAgent(secureContext ? { ...pool, secureContext } : pool),

@@ -1,5 +1,6 @@
 /** Configuration of the service client, with the defaults it runs with. */
 import { DEFAULT_NAMESPACE } from '../../../shared/service/index.js';
+import { proxyFromEnvironment, type ProxyRoute } from './proxy.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (so `limit + 1` attempts at most). */
@@ -70,6 +71,11 @@ export interface ClientConfig {
   userAgent?: string;
   /** CA certificates (PEM) of the connection, trusted beside Node's roots and the OS's store (agents.ts). */
   ca?: string | string[];
+  /**
+   * The proxy every request goes through (proxy.ts); null: a direct connection; absent: what
+   * HTTPS_PROXY / HTTP_PROXY / NO_PROXY of this process say for baseUrl.
+   */
+  proxy?: ProxyRoute | null;
 }
 
 export interface ResolvedConfig {
@@ -86,6 +92,7 @@ export interface ResolvedConfig {
   onRetry: ((event: RetryEvent) => void) | undefined;
   userAgent: string;
   ca: string | string[] | undefined;
+  proxy: ProxyRoute | null;
 }
 
 export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 10_000, responseMs: 60_000, idleMs: 60_000 };
@@ -140,5 +147,6 @@ export function resolveConfig(c: ClientConfig): ResolvedConfig {
     onRetry: c.onRetry,
     userAgent: c.userAgent ?? 'docsync-service-client',
     ca: c.ca,
+    proxy: c.proxy === undefined ? proxyFromEnvironment(url.toString(), process.env) : c.proxy,
   };
 }

@@ -1,4 +1,5 @@
 /** The one error type of the service client. */
+import type { ProxyFacts } from '../../../shared/ui/proxy-problem.js';
 
 export type ErrorKind =
   /** The service answered with a status that is not a success of this operation. */
@@ -14,7 +15,9 @@ export type ErrorKind =
   /** The local file changed while it was being uploaded; nothing torn was committed. */
   | 'file-changed'
   /** The caller's AbortSignal fired. */
-  | 'aborted';
+  | 'aborted'
+  /** The proxy failed DocSync (cannot be reached, refused the credentials or the tunnel, cannot reach the service): see `proxy`. */
+  | 'proxy';
 
 export interface ServiceErrorInit {
   kind: ErrorKind;
@@ -26,6 +29,7 @@ export interface ServiceErrorInit {
   attempts?: number;
   /** The failing call may have taken effect (a reset or timeout after the request was sent). */
   mayHaveTakenEffect?: boolean;
+  proxy?: ProxyFacts;
 }
 
 /**
@@ -45,6 +49,8 @@ export class ServiceError extends Error {
   /** Attempts made, retries included. */
   readonly attempts: number;
   readonly mayHaveTakenEffect: boolean;
+  /** What went wrong at the proxy (kind 'proxy'). */
+  readonly proxy: ProxyFacts | undefined;
 
   constructor(init: ServiceErrorInit) {
     super(init.message);
@@ -55,6 +61,7 @@ export class ServiceError extends Error {
     this.code = init.code;
     this.attempts = init.attempts ?? 1;
     this.mayHaveTakenEffect = init.mayHaveTakenEffect ?? false;
+    this.proxy = init.proxy;
   }
 
   /** One line with everything: operation, kind, status, message. */

@@ -53,6 +53,7 @@ import { abortedError, fullJitter, parseRetryAfter, sleep } from './backoff.js';
 import { resolveConfig, type ClientConfig, type ResolvedConfig } from './config.js';
 import { AttemptRefused, FileChangedError, ServiceError, redact } from './errors.js';
 import { Semaphore } from './limit.js';
+import { ProxyFailure } from './proxy-agents.js';
 import { BodyPool, getInto } from './raw-get.js';
 import { sendBody } from './raw-upload.js';
 import { BodySendError } from './request-watch.js';
@@ -115,6 +116,19 @@ interface Failure {
   /** The whole request reached the network: the call may have taken effect. */
   sent: boolean;
   message: string;
+  /** The proxy failed before the request could go anywhere. */
+  proxy?: ProxyFailure;
+}
+
+/** Failures at the proxy that another attempt may get past: it was down, or could not reach the service. */
+const retriedAtProxy = (p: ProxyFailure): boolean => p.problem === 'unreachable' || p.problem === 'upstream';
+
+/** A failure at the proxy as the client's error: retryable for its caller (the setting or the proxy can change), never the file's fault. */
+function proxyError(op: string, p: ProxyFailure, attempts: number): ServiceError {
+  return new ServiceError({
+    kind: 'proxy', operation: op, code: p.code, status: p.status, retryable: true, attempts, message: p.message,
+    proxy: { problem: p.problem, at: p.proxy, status: p.status, hadCredentials: p.hadCredentials },
+  });
 }
 
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL']);
@@ -163,7 +177,7 @@ export class Transport {
     this.cfg = resolveConfig(config);
     this.#token = config.token;
     const pool = { keepAlive: true, maxSockets: this.cfg.concurrency, maxFreeSockets: this.cfg.concurrency, scheduling: 'lifo' as const };
-    this.#agents = serviceAgents({ ...pool, ca: this.cfg.ca });
+    this.#agents = serviceAgents({ ...pool, ca: this.cfg.ca, proxy: this.cfg.proxy, connectMs: this.cfg.timeouts.connectMs });
     this.slots = new Semaphore(this.cfg.concurrency);
     this.#got = got.extend({
       agent: this.#agents,
@@ -216,6 +230,9 @@ export class Transport {
   }
 
   private classify(e: unknown, spec: CallSpec): Failure {
+    // Before anything else: a failure at the proxy comes wrapped (got's RequestError, BodySendError) and nothing was sent.
+    const atProxy = causeChain(e).find((c) => c instanceof ProxyFailure) as ProxyFailure | undefined;
+    if (atProxy && !spec.signal?.aborted) return { kind: 'network', code: atProxy.code, sent: false, message: atProxy.message, proxy: atProxy };
     if (e instanceof BodySendError) return { kind: e.kind, code: e.code, sent: e.sent, message: this.redact(e.message) };
     const chain = causeChain(e);
     if (e instanceof AbortError || spec.signal?.aborted) return { kind: 'aborted', code: undefined, sent: false, message: 'cancelled by the caller' };
@@ -360,6 +377,7 @@ export class Transport {
       const f = failure as Failure;
       if (f.kind === 'aborted') throw abortedError(spec.op, attempt);
       if (f.kind === 'file-changed') throw new ServiceError({ kind: 'file-changed', operation: spec.op, message: f.message, attempts: attempt });
+      if (f.proxy && !retriedAtProxy(f.proxy)) throw proxyError(spec.op, f.proxy, attempt);
       if (!spec.idempotent && f.sent) {
         throw new ServiceError({
           kind: 'ambiguous',
@@ -373,6 +391,7 @@ export class Transport {
       afterAmbiguous ||= f.sent;
       const delay = this.delayFor(attempt, undefined);
       if (!delay) {
+        if (f.proxy) throw proxyError(spec.op, f.proxy, attempt);
         throw new ServiceError({ kind: f.kind, operation: spec.op, code: f.code, message: f.message, retryable: true, attempts: attempt, mayHaveTakenEffect: afterAmbiguous });
       }
       this.retryEvent(spec, attempt, delay.ms, `${f.kind}: ${f.message}`, f.code ? { code: f.code } : {});
@@ -475,7 +494,9 @@ export class Transport {
       }
       const f = failure as Failure;
       if (f.kind === 'aborted') throw abortedError(spec.op, attempt);
+      if (f.proxy && !retriedAtProxy(f.proxy)) throw proxyError(spec.op, f.proxy, attempt);
       const delay = this.delayFor(attempt, undefined);
+      if (f.proxy && !delay) throw proxyError(spec.op, f.proxy, attempt);
       if (!delay || f.kind === 'file-changed') {
         throw new ServiceError({ kind: f.kind, operation: spec.op, code: f.code, message: f.message, retryable: true, attempts: attempt });
       }
@@ -525,6 +546,7 @@ export class Transport {
     if (e instanceof ServiceError) return e;
     const f = this.classify(e, { op, method: 'GET', path: '', idempotent: true, ok: [], ...(signal ? { signal } : {}) });
     if (f.kind === 'aborted') return abortedError(op);
+    if (f.proxy) return proxyError(op, f.proxy, 1);
     return new ServiceError({ kind: f.kind, operation: op, code: f.code, message: f.message, retryable: f.kind !== 'file-changed' });
   }
 }

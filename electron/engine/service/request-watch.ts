@@ -13,8 +13,10 @@ export class BodySendError extends Error {
     readonly code: string | undefined,
     readonly sent: boolean,
     message: string,
+    /** The error behind it (a failure at the proxy is told apart by it). */
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
   }
 }
 
@@ -66,7 +68,7 @@ export function watchRequest(
   };
   // Listened for first: a request destroyed at once (a signal already aborted) still emits its
   // "socket hang up", and with no listener that was an uncaught exception, the engine's end.
-  req.on('error', (e: NodeJS.ErrnoException) => fail(new BodySendError('network', e.code, sent, e.message)));
+  req.on('error', (e: NodeJS.ErrnoException) => fail(new BodySendError('network', e.code, sent, e.message, e)));
   if (o.signal?.aborted) {
     onAbort();
     return watch;
