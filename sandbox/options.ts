@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { FaultSpec } from './faults.js';
+import type { TlsOption } from './tls.js';
 import type { UsersConfig } from './users.js';
 
 /** Everything that shapes one sandbox instance. Defaults suit a person trying DocSync; tests shrink the delays. */
@@ -33,6 +34,8 @@ export interface SandboxOptions {
   holdRuns: boolean;
   /** Most OCR workers at once (images and scanned PDF pages); each is a thread with its own model. */
   ocrWorkers: number;
+  /** HTTPS with these files, or with a CA and certificate of its own ('self', kept in `<data>/tls/`); plain HTTP when absent. */
+  tls?: TlsOption;
 }
 
 export const DEFAULT_OPTIONS: SandboxOptions = {

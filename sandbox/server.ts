@@ -1,5 +1,6 @@
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,12 +20,15 @@ import { runJobWork, runRoutes } from './routes/runs.js';
 import { sandboxRoutes } from './routes/sandbox-admin.js';
 import { secretRoutes } from './routes/secrets.js';
 import { RunExecutor } from './runs/executor.js';
+import { serverTls } from './tls.js';
 import type { SandboxUser } from './users.js';
 
 export interface RunningSandbox {
   url: string;
   port: number;
   dataDir: string;
+  /** With `tls: 'self'`: the CA file clients must trust. */
+  caFile?: string;
   core: SandboxCore;
   faults: FaultInjector | null;
   close(): Promise<void>;
@@ -129,7 +133,9 @@ export async function startSandbox(given: Partial<SandboxOptions> = {}): Promise
     await route.handler(rc);
   }
 
-  const server: Server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
+  const tls = opts.tls ? serverTls(opts.tls, dataDir) : null;
+  const serverOptions = { keepAliveTimeout: 65_000, requestTimeout: 0 };
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((err: unknown) => {
       if (res.headersSent || res.destroyed) {
         res.destroy();
@@ -140,7 +146,8 @@ export async function startSandbox(given: Partial<SandboxOptions> = {}): Promise
       console.error('sandbox: internal error:', err);
       sendJson(res, 500, { message: `internal error: ${(err as Error).message}` });
     });
-  });
+  };
+  const server: Server = tls ? createHttpsServer({ ...serverOptions, cert: tls.cert, key: tls.key }, onRequest) : createServer(serverOptions, onRequest);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -151,9 +158,10 @@ export async function startSandbox(given: Partial<SandboxOptions> = {}): Promise
   runs.resumeRunning();
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     dataDir,
+    ...(tls?.caFile ? { caFile: tls.caFile } : {}),
     core,
     faults,
     async close() {

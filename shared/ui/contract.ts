@@ -31,8 +31,9 @@ export const MAX_STAGED_BYTES = 200 * 1024 * 1024;
 
 export const REQUEST_CHECKS = {
   'app.info': none,
-  'connection.test': obj({ url: str({ min: 1, max: 2000 }), token: optional(str({ max: 10_000 })), context: optional(str({ max: 200 })) }),
-  'connection.signIn': obj({ url: str({ min: 1, max: 2000 }), token: str({ min: 1, max: 10_000 }), context: optional(str({ max: 200 })), namespace: optional(str({ max: 100 })), sessionOnly: optional(bool) }),
+  // ca: the connection's own CA certificates, PEM text (a company CA; "More settings").
+  'connection.test': obj({ url: str({ min: 1, max: 2000 }), token: optional(str({ max: 10_000 })), context: optional(str({ max: 200 })), ca: optional(str({ max: 200_000 })) }),
+  'connection.signIn': obj({ url: str({ min: 1, max: 2000 }), token: str({ min: 1, max: 10_000 }), context: optional(str({ max: 200 })), namespace: optional(str({ max: 100 })), ca: optional(str({ max: 200_000 })), sessionOnly: optional(bool) }),
   'connection.signOut': none,
   'connection.trySandbox': none,
   'status.get': none,

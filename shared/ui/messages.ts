@@ -73,12 +73,28 @@ export function fileProblem(error: string): Problem {
   return { summary: sentence(first), short, detail: rest.length ? rest.join('\n') : null };
 }
 
+/** What is known of a certificate the client refused (electron/engine/service/certificate.ts finds it). */
+export interface CertificateFacts {
+  problem: 'untrusted' | 'expired' | 'name' | 'clock';
+  /** The host asked for. */
+  host: string;
+  /** The names the certificate is for. */
+  names?: string[];
+  /** ISO dates. */
+  validFrom?: string;
+  validTo?: string;
+  issuer?: string;
+  /** This computer's clock minus the service's, when the service said its time. */
+  clockOffMs?: number;
+}
+
 /** The parts of a service client error a message needs (ServiceError has them). */
 export interface ServiceProblemLike {
   kind: string;
   status?: number | undefined;
   code?: string | undefined;
   message: string;
+  certificate?: CertificateFacts | undefined;
   proxy?: ProxyFacts | undefined;
 }
 
@@ -114,6 +130,8 @@ export interface ServiceHints {
   access?: string;
   /** After an unreachable service. */
   reach?: string;
+  /** How to add a CA: what follows "add its CA with" (the CLI's flag, the app's setting). */
+  caFile?: string;
   /** Where the proxy and its credentials are set. */
   proxySetting?: string;
 }
@@ -141,6 +159,8 @@ export function serviceProblem(e: ServiceProblemLike, hints: ServiceHints = {}):
       return 'stopped';
     case 'bad-response':
       return `${svc} sent an answer DocSync does not understand`;
+    case 'certificate':
+      return certificateProblem(e, svc, hints);
     case 'proxy':
       return e.proxy ? proxyProblem(e.proxy, e.code, hints) : e.message;
     case 'http': {
@@ -156,6 +176,40 @@ export function serviceProblem(e: ServiceProblemLike, hints: ServiceHints = {}):
     default:
       return e.message;
   }
+}
+
+/** A moment as "2026-11-28 14:05 UTC": the same on every machine, whatever its locale. */
+const utc = (iso: string | number): string => `${new Date(iso).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+const CERT_CODE_PROBLEM: Record<string, CertificateFacts['problem']> = {
+  CERT_HAS_EXPIRED: 'expired', CERT_NOT_YET_VALID: 'clock', ERR_TLS_CERT_ALTNAME_INVALID: 'name',
+};
+
+/** Why the service's certificate was refused, and what helps; never "cannot be reached" (the service did answer). */
+function certificateProblem(e: ServiceProblemLike, svc: string, hints: ServiceHints): string {
+  const c = e.certificate;
+  const problem = c?.problem ?? CERT_CODE_PROBLEM[e.code ?? ''] ?? 'untrusted';
+  const cert = `the certificate of ${svc}`;
+  switch (problem) {
+    case 'expired':
+      return `${cert} expired${c?.validTo ? ` on ${utc(c.validTo)}` : ''}: whoever runs the service must renew it (if this computer's clock is wrong, set it right)`;
+    case 'name':
+      return `${cert} is issued for ${c?.names?.length ? c.names.join(', ') : 'other names'}, not for ${c?.host ?? 'the address given'}: check the address, or ask whoever runs the service`;
+    case 'clock': {
+      const off = c?.clockOffMs;
+      const by = off !== undefined && Math.abs(off) >= 60_000 ? ` (${durationWords(Math.abs(off))} ${off > 0 ? 'ahead of' : 'behind'} the service's)` : '';
+      const dates = c?.validFrom && c.validTo ? `; the certificate is valid from ${utc(c.validFrom)} to ${utc(c.validTo)}` : '';
+      return `this computer's clock seems wrong${by}: it says ${utc(Date.now())}${dates}. Set the clock right, then try again`;
+    }
+    default:
+      return `${cert} is not trusted${c?.issuer ? ` (issued by "${c.issuer}")` : ''}: your company's network may re-sign connections; add its CA with ${hints.caFile ?? 'the connection\'s CA certificate setting'}`;
+  }
+}
+
+/** "3 days", "5 hours", "20 minutes". */
+function durationWords(ms: number): string {
+  const [n, unit] = ms >= 2 * 86_400_000 ? [Math.round(ms / 86_400_000), 'day'] : ms >= 2 * 3_600_000 ? [Math.round(ms / 3_600_000), 'hour'] : [Math.round(ms / 60_000), 'minute'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
 }
 
 /**

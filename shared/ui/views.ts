@@ -235,6 +235,8 @@ export interface AccountView {
   tokenSource: 'keychain' | 'memory' | 'environment' | 'sandbox';
   /** "signed in as ..." (a user name when the service tells one, else the account key). */
   signedInAs: string;
+  /** Whether the connection trusts a CA certificate of its own (a company CA). */
+  ownCa?: boolean;
 }
 
 export interface AppInfo {

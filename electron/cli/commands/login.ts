@@ -1,9 +1,10 @@
+import { keepConnectionCa, readCaFile } from '../../engine/config/ca-file.js';
 import { loadConnectionSettings, normalizeNamespace, normalizeUrl, saveConnectionSettings } from '../../engine/config/connection.js';
 import { KeychainUnavailableError, KeytarStore } from '../../engine/config/credentials.js';
 import { parseArgs, UsageError } from '../args.js';
 import { dataHome, NO_KEYCHAIN_OFFER, verifyConnection } from '../host.js';
 
-export const LOGIN_HELP = `docsync login --url URL [--context C] [--namespace N] [--account A]
+export const LOGIN_HELP = `docsync login --url URL [--context C] [--namespace N] [--account A] [--ca-file FILE]
   Reads the token from standard input (never from a flag; not echoed at a terminal), checks it with
   one call to the service, stores it in the OS keychain and remembers URL, context and account in
   the data folder. A wrong token or a missing keychain saves nothing.
@@ -12,6 +13,9 @@ export const LOGIN_HELP = `docsync login --url URL [--context C] [--namespace N]
   --namespace N  the deployment's namespace segment for secrets and PDF passwords (default svc);
                  only if the service's administrator gave you one
   --account A    name of the keychain entry (default "default")
+  --ca-file FILE a CA certificate (PEM) to trust for this service, beside the usual ones: your
+                 company's, where its network re-signs connections, or the service's own; a copy
+                 is kept in the data folder
   e.g.  printf %s "$TOKEN" | docsync login --url https://service.example`;
 
 export const LOGOUT_HELP = `docsync logout
@@ -53,7 +57,7 @@ async function readToken(): Promise<string> {
 }
 
 export async function loginCommand(argv: string[]): Promise<void> {
-  const args = parseArgs(argv, { values: ['url', 'context', 'namespace', 'account'] });
+  const args = parseArgs(argv, { values: ['url', 'context', 'namespace', 'account', 'ca-file'] });
   if (args.positional.length) throw new UsageError(`unexpected argument "${args.positional[0]}" (the token is read from standard input)`);
   const rawUrl = args.flags.get('url');
   if (!rawUrl) throw new UsageError('--url is required');
@@ -71,18 +75,27 @@ export async function loginCommand(argv: string[]): Promise<void> {
     throw new UsageError((err as Error).message);
   }
   const account = args.flags.get('account') ?? 'default';
+  const caFile = args.flags.get('ca-file');
+  let ca: string | undefined;
+  try {
+    ca = caFile !== undefined ? readCaFile(caFile) : undefined;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
   const token = await readToken();
   if (!token) throw new UsageError('no token on standard input; e.g. printf %s "$TOKEN" | docsync login --url URL');
   if (/\s/.test(token)) throw new UsageError('the token on standard input contains whitespace; give the token alone');
 
-  await verifyConnection({ url, token, context });
+  await verifyConnection({ url, token, context, ca });
   const keychain = new KeytarStore();
   const missing = await keychain.unavailable();
   if (missing) throw new KeychainUnavailableError(`${missing}; ${NO_KEYCHAIN_OFFER}`);
   const home = dataHome();
   await keychain.set(url, account, token);
-  await saveConnectionSettings(home, { url, account, ...(context !== undefined ? { context } : {}), ...(namespace ? { namespace } : {}) });
-  console.log(`signed in to ${url}${context ? ` (context ${context})` : ''}; token stored in the keychain as "${account}"`);
+  // A new sign-in without --ca-file forgets an older CA: trust is given per connection, on purpose.
+  const kept = await keepConnectionCa(home, ca ?? null);
+  await saveConnectionSettings(home, { url, account, ...(context !== undefined ? { context } : {}), ...(namespace ? { namespace } : {}), ...(kept ? { caFile: kept } : {}) });
+  console.log(`signed in to ${url}${context ? ` (context ${context})` : ''}; token stored in the keychain as "${account}"${kept ? '; its CA certificate kept in the data folder' : ''}`);
 }
 
 export async function logoutCommand(argv: string[]): Promise<void> {
@@ -96,5 +109,6 @@ export async function logoutCommand(argv: string[]): Promise<void> {
   }
   const removed = await new KeytarStore().delete(saved.url, saved.account);
   await saveConnectionSettings(home, null);
+  await keepConnectionCa(home, null);
   console.log(`signed out of ${saved.url}${removed ? '; token deleted from the keychain' : ' (no token was in the keychain)'}`);
 }

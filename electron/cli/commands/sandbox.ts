@@ -15,13 +15,16 @@ export const SANDBOX_HELP = `docsync sandbox [--port N] [--data DIR] [--faults S
   --namespace S          namespace segment of the deployment (default svc): /v2/S/secrets, and
                          runtime_config.S.pdf.passwords in run settings (--secrets-namespace: same)
   --ocr-workers N        most pages read by OCR at once (images, scanned PDFs); default: one per core
+  --tls                  HTTPS, with a CA of its own and a certificate for 127.0.0.1 and localhost
+                         (kept in DATA/tls/; prints the CA file for clients: docsync login --ca-file)
+  --tls-cert FILE        HTTPS with this certificate (PEM; with --tls-key FILE, its key)
   --hold-runs            accept runs but process none until POST /sandbox/runs/hold {"hold": false}
                          (benchmarks: the uploads measured do not share the cores with processing)`;
 
 export async function sandboxCommand(argv: string[]): Promise<void> {
   const args = parseArgs(argv, {
-    booleans: ['hold-runs'],
-    values: ['port', 'data', 'faults', 'users', 'part-size', 'page-delay-ms', 'job-delay-ms', 'results-page-size', 'context-header', 'namespace', 'secrets-namespace', 'part-order-grace-ms', 'ocr-workers'],
+    booleans: ['hold-runs', 'tls'],
+    values: ['tls-cert', 'tls-key', 'port', 'data', 'faults', 'users', 'part-size', 'page-delay-ms', 'job-delay-ms', 'results-page-size', 'context-header', 'namespace', 'secrets-namespace', 'part-order-grace-ms', 'ocr-workers'],
   });
   if (args.positional.length) throw new UsageError(`unexpected argument "${args.positional[0]}"`);
   const opts: Partial<SandboxOptions> = {};
@@ -57,6 +60,13 @@ export async function sandboxCommand(argv: string[]): Promise<void> {
   set('namespace', args.flags.get('namespace') ?? args.flags.get('secrets-namespace'));
   set('ocrWorkers', intFlag(args, 'ocr-workers', 1));
   if (args.booleans.has('hold-runs')) opts.holdRuns = true;
+  const certFile = args.flags.get('tls-cert');
+  const keyFile = args.flags.get('tls-key');
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+  if (certFile !== undefined && keyFile !== undefined) {
+    if (args.booleans.has('tls')) throw new UsageError('give either --tls or --tls-cert and --tls-key');
+    opts.tls = { certFile, keyFile };
+  } else if (args.booleans.has('tls')) opts.tls = 'self';
 
   let sandbox;
   try {
@@ -69,6 +79,7 @@ export async function sandboxCommand(argv: string[]): Promise<void> {
   }
   console.log(`sandbox listening on ${sandbox.url}`);
   console.log(`data: ${sandbox.dataDir}`);
+  if (sandbox.caFile) console.log(`ca: ${sandbox.caFile} (trust it: docsync login --url ${sandbox.url} --ca-file ${sandbox.caFile}, or DOCSYNC_CA_FILE)`);
   console.log('tokens: admin-token (org admin), member-token (member of "team"), service-token (service account)');
   console.log(`deployments: ${DEPLOYMENTS.map((d) => d.id).join(', ')}`);
   if (sandbox.faults) console.log(`faults: ${faults}`);

@@ -166,7 +166,7 @@ export class AppCore {
       host: this.hooks.host,
       platform: process.platform,
       dataHome: this.hooks.home,
-      account: s ? { url: s.conn.url, context: s.conn.context ?? null, namespace: s.conn.namespace ?? null, tokenSource: s.tokenSource, signedInAs: signedInAs(s) } : null,
+      account: s ? { url: s.conn.url, context: s.conn.context ?? null, namespace: s.conn.namespace ?? null, tokenSource: s.tokenSource, signedInAs: signedInAs(s), ownCa: s.conn.ca !== undefined } : null,
       connection: this.#state,
       keychainProblem: this.#keychainProblem,
       knownTargets: [...targets.values()],
@@ -341,7 +341,10 @@ export class AppCore {
       await s.probe.listBatches({ limit: 1 });
       next = { kind: 'online', url: s.conn.url };
     } catch (err) {
-      if (isServiceError(err) && err.kind === 'http' && (err.status === 401 || err.status === 403)) {
+      if (isServiceError(err, 'certificate')) {
+        // The service answered, with a certificate this computer refuses: never "cannot be reached".
+        next = { kind: 'refused', url: s.conn.url, reason: serviceProblem(err, APP_HINTS) };
+      } else if (isServiceError(err) && err.kind === 'http' && (err.status === 401 || err.status === 403)) {
         // What happened and what helps: a new token for a refused sign-in; for a refusal of access (quota, trial) a new token does not.
         next = { kind: 'refused', url: s.conn.url, reason: serviceProblem(err, { signIn: 'sign in again with a new token', access: 'ask whoever manages the account' }) };
       } else {
@@ -362,9 +365,12 @@ function signedInAs(s: Session): string {
   return `${host}${s.conn.context ? ` (context ${s.conn.context})` : ''}`;
 }
 
+/** What the app offers where a service error's words end in what helps. */
+const APP_HINTS = { caFile: '"CA certificate" under "More settings" on the Connection screen, then sign in again' };
+
 /** An error as one line a person reads (a service client error in their words, not the call's name). */
 export function oneLine(err: unknown): string {
-  const msg = isServiceError(err) ? sentence(inWords(err)) : inWords(err);
+  const msg = isServiceError(err) ? sentence(serviceProblem(err, APP_HINTS)) : inWords(err);
   return msg.split('\n')[0]?.slice(0, 500) ?? 'unknown error';
 }
 

@@ -5,6 +5,7 @@ import type { Handlers, Results } from '../../../shared/ui/contract.js';
 import { codedError } from '../../../shared/ui/errors.js';
 import { runNamed } from '../../../shared/ui/messages.js';
 import type { FolderView, ResultTreeFolder } from '../../../shared/ui/views.js';
+import { caCertificates, keepConnectionCa } from '../config/ca-file.js';
 import { normalizeNamespace, normalizeUrl, saveConnectionSettings, type Connection } from '../config/connection.js';
 import { KeychainUnavailableError } from '../config/credentials.js';
 import { localName } from '../config/local-names.js';
@@ -86,9 +87,9 @@ export function createHandlers(core: AppCore): Handlers {
     core.emitApp();
   };
 
-  const verify = async (url: string, token: string, context: string | undefined): Promise<void> => {
+  const verify = async (url: string, token: string, context: string | undefined, ca: string | undefined): Promise<void> => {
     try {
-      await probeOnce({ url, token, context });
+      await probeOnce({ url, token, context, ca });
     } catch (err) {
       throw new Error(`${url}: ${oneLine(err)}`);
     }
@@ -128,24 +129,25 @@ export function createHandlers(core: AppCore): Handlers {
   return {
     'app.info': async () => core.info(),
 
-    'connection.test': async ({ url, token, context }) => {
+    'connection.test': async ({ url, token, context, ca }) => {
       const u = normalizeUrl(url);
       const useToken = token || core.tokenFor(u);
       if (!useToken) return { ok: false, message: 'give a token to test' };
       try {
-        await verify(u, useToken, context || undefined);
+        await verify(u, useToken, context || undefined, ca ? caCertificates(ca, 'the CA certificate') : undefined);
         return { ok: true, message: `${u} answered and accepted the token` };
       } catch (err) {
         return { ok: false, message: oneLine(err) };
       }
     },
 
-    'connection.signIn': async ({ url, token, context, namespace, sessionOnly }) => {
+    'connection.signIn': async ({ url, token, context, namespace, ca, sessionOnly }) => {
       const u = normalizeUrl(url);
       const ctx = context?.trim() ? context.trim() : undefined;
       const ns = normalizeNamespace(namespace);
-      await verify(u, token, ctx);
-      const conn: Connection = { url: u, token, context: ctx, namespace: ns, source: sessionOnly ? 'memory' : 'keychain' };
+      const pem = ca ? caCertificates(ca, 'the CA certificate') : undefined;
+      await verify(u, token, ctx, pem);
+      const conn: Connection = { url: u, token, context: ctx, namespace: ns, ca: pem, source: sessionOnly ? 'memory' : 'keychain' };
       if (sessionOnly) {
         await core.memoryTokens.set(u, ACCOUNT, token);
         await signIn(conn, 'memory');
@@ -162,7 +164,8 @@ export function createHandlers(core: AppCore): Handlers {
         }
         throw err;
       }
-      await saveConnectionSettings(core.hooks.home, { url: u, account: ACCOUNT, ...(ctx ? { context: ctx } : {}), ...(ns ? { namespace: ns } : {}) });
+      const caFile = await keepConnectionCa(core.hooks.home, pem ?? null);
+      await saveConnectionSettings(core.hooks.home, { url: u, account: ACCOUNT, ...(ctx ? { context: ctx } : {}), ...(ns ? { namespace: ns } : {}), ...(caFile ? { caFile } : {}) });
       await signIn(conn, 'keychain');
       return core.info();
     },
@@ -172,6 +175,7 @@ export function createHandlers(core: AppCore): Handlers {
       if (acc?.tokenSource === 'keychain') {
         await core.hooks.credentials.delete(acc.url, ACCOUNT).catch(() => false);
         await saveConnectionSettings(core.hooks.home, null);
+        await keepConnectionCa(core.hooks.home, null);
       } else if (acc?.tokenSource === 'memory') {
         await core.memoryTokens.delete(acc.url, ACCOUNT);
       }

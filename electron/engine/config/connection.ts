@@ -1,6 +1,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ClientConfig } from '../service/config.js';
+import { loadConnectionCa, readCaFile } from './ca-file.js';
 import type { CredentialStore } from './credentials.js';
 
 /** What is remembered about the service connection. No token: that lives in the keychain. */
@@ -11,6 +12,8 @@ export interface ConnectionSettings {
   namespace?: string;
   /** The keychain account the token is stored under. */
   account: string;
+  /** The connection's own CA certificates: a file of the data home (ca-file.ts), trusted beside the usual roots. */
+  caFile?: string;
 }
 
 export interface Connection {
@@ -19,6 +22,8 @@ export interface Connection {
   /** The deployment's namespace segment; undefined: the spec's `svc`. */
   namespace?: string | undefined;
   token: string;
+  /** The connection's own CA certificates (PEM): DOCSYNC_CA_FILE's, or the saved connection's. */
+  ca?: string | undefined;
   /** Where the values came from, for messages ("signed in via DOCSYNC_TOKEN"). */
   source: 'environment' | 'keychain' | 'memory';
 }
@@ -41,6 +46,7 @@ export async function loadConnectionSettings(home: string): Promise<ConnectionSe
     url: v.url, account: v.account,
     ...(typeof v.context === 'string' ? { context: v.context } : {}),
     ...(typeof v.namespace === 'string' ? { namespace: v.namespace } : {}),
+    ...(typeof v.caFile === 'string' ? { caFile: v.caFile } : {}),
   };
 }
 
@@ -80,17 +86,18 @@ export function normalizeNamespace(raw: string | undefined): string | undefined 
 }
 
 /** What a service client needs of a connection. */
-export function clientConfigOf(conn: Pick<Connection, 'url' | 'token' | 'context' | 'namespace'>): ClientConfig {
+export function clientConfigOf(conn: Pick<Connection, 'url' | 'token' | 'context' | 'namespace' | 'ca'>): ClientConfig {
   return {
     baseUrl: conn.url, token: conn.token,
     ...(conn.context !== undefined ? { context: conn.context } : {}),
     ...(conn.namespace !== undefined ? { namespace: conn.namespace } : {}),
+    ...(conn.ca !== undefined ? { ca: conn.ca } : {}),
   };
 }
 
 /**
- * The connection to use: DOCSYNC_URL / DOCSYNC_TOKEN / DOCSYNC_CONTEXT / DOCSYNC_NAMESPACE override (headless hosts,
- * CI); otherwise the saved settings with the token from the credential store. Null when there is
+ * The connection to use: DOCSYNC_URL / DOCSYNC_TOKEN / DOCSYNC_CONTEXT / DOCSYNC_NAMESPACE / DOCSYNC_CA_FILE override
+ * (headless hosts, CI); otherwise the saved settings with the token from the credential store. Null when there is
  * no URL at all (then `serve` uses the built-in sandbox).
  */
 export async function resolveConnection(home: string, creds: CredentialStore, env: NodeJS.ProcessEnv = process.env): Promise<Connection | null> {
@@ -99,9 +106,11 @@ export async function resolveConnection(home: string, creds: CredentialStore, en
   if (!url) return null;
   const context = env.DOCSYNC_CONTEXT ?? (saved?.url === url ? saved.context : undefined);
   const namespace = normalizeNamespace(env.DOCSYNC_NAMESPACE ?? (saved?.url === url ? saved.namespace : undefined));
-  if (env.DOCSYNC_TOKEN) return { url, context, namespace, token: env.DOCSYNC_TOKEN, source: 'environment' };
+  const caFile = saved?.url === url ? saved.caFile : undefined;
+  const ca = env.DOCSYNC_CA_FILE ? readCaFile(env.DOCSYNC_CA_FILE) : caFile ? await loadConnectionCa(home, caFile) : undefined;
+  if (env.DOCSYNC_TOKEN) return { url, context, namespace, ca, token: env.DOCSYNC_TOKEN, source: 'environment' };
   const account = saved?.url === url ? saved.account : 'default';
   const token = await creds.get(url, account);
   if (!token) throw new Error(`no token for ${url}: run "docsync login --url ${url}" or set DOCSYNC_TOKEN`);
-  return { url, context, namespace, token, source: creds.kind === 'keychain' ? 'keychain' : 'memory' };
+  return { url, context, namespace, ca, token, source: creds.kind === 'keychain' ? 'keychain' : 'memory' };
 }

@@ -1,4 +1,5 @@
 /** The one error type of the service client. */
+import type { CertificateFacts } from '../../../shared/ui/messages.js';
 import type { ProxyFacts } from '../../../shared/ui/proxy-problem.js';
 
 export type ErrorKind =
@@ -16,6 +17,8 @@ export type ErrorKind =
   | 'file-changed'
   /** The caller's AbortSignal fired. */
   | 'aborted'
+  /** The service's TLS certificate was refused (not trusted, expired, for another name, or this clock is off): see `certificate`. */
+  | 'certificate'
   /** The proxy failed DocSync (cannot be reached, refused the credentials or the tunnel, cannot reach the service): see `proxy`. */
   | 'proxy';
 
@@ -29,6 +32,7 @@ export interface ServiceErrorInit {
   attempts?: number;
   /** The failing call may have taken effect (a reset or timeout after the request was sent). */
   mayHaveTakenEffect?: boolean;
+  certificate?: CertificateFacts;
   proxy?: ProxyFacts;
 }
 
@@ -49,6 +53,8 @@ export class ServiceError extends Error {
   /** Attempts made, retries included. */
   readonly attempts: number;
   readonly mayHaveTakenEffect: boolean;
+  /** What is known of a refused certificate (kind 'certificate'). */
+  readonly certificate: CertificateFacts | undefined;
   /** What went wrong at the proxy (kind 'proxy'). */
   readonly proxy: ProxyFacts | undefined;
 
@@ -61,6 +67,7 @@ export class ServiceError extends Error {
     this.code = init.code;
     this.attempts = init.attempts ?? 1;
     this.mayHaveTakenEffect = init.mayHaveTakenEffect ?? false;
+    this.certificate = init.certificate;
     this.proxy = init.proxy;
   }
 

@@ -48,8 +48,9 @@ import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import got, { AbortError, RequestError, TimeoutError, type Got, type Response } from 'got';
 import { ShapeError } from '../../../shared/service/index.js';
-import { serviceAgents, type ServiceAgents } from './agents.js';
+import { secureContextFor, serviceAgents, type ServiceAgents } from './agents.js';
 import { abortedError, fullJitter, parseRetryAfter, sleep } from './backoff.js';
+import { certificateFacts, certificateProblemOf } from './certificate.js';
 import { resolveConfig, type ClientConfig, type ResolvedConfig } from './config.js';
 import { AttemptRefused, FileChangedError, ServiceError, redact } from './errors.js';
 import { Semaphore } from './limit.js';
@@ -377,6 +378,7 @@ export class Transport {
       const f = failure as Failure;
       if (f.kind === 'aborted') throw abortedError(spec.op, attempt);
       if (f.kind === 'file-changed') throw new ServiceError({ kind: 'file-changed', operation: spec.op, message: f.message, attempts: attempt });
+      if (certificateProblemOf(f.code)) throw await this.certificateError(spec.op, f, attempt);
       if (f.proxy && !retriedAtProxy(f.proxy)) throw proxyError(spec.op, f.proxy, attempt);
       if (!spec.idempotent && f.sent) {
         throw new ServiceError({
@@ -397,6 +399,15 @@ export class Transport {
       this.retryEvent(spec, attempt, delay.ms, `${f.kind}: ${f.message}`, f.code ? { code: f.code } : {});
       await sleep(delay.ms, spec.signal, spec.op);
     }
+  }
+
+  /**
+   * A refused certificate: not repeated (the same certificate comes back), and looked at once so the
+   * error can say why (certificate.ts). Retryable for the caller: a CA added or a clock set right fixes it.
+   */
+  private async certificateError(op: string, f: Failure, attempt: number): Promise<ServiceError> {
+    const facts = await certificateFacts(this.cfg.baseUrl, f.code as string, secureContextFor(this.cfg.ca), Math.min(3000, this.cfg.timeouts.connectMs));
+    return new ServiceError({ kind: 'certificate', operation: op, code: f.code, message: f.message, retryable: true, attempts: attempt, certificate: facts });
   }
 
   /** A call whose success body is JSON, read by `parse` (a lenient reader from shared/). */
@@ -494,6 +505,7 @@ export class Transport {
       }
       const f = failure as Failure;
       if (f.kind === 'aborted') throw abortedError(spec.op, attempt);
+      if (certificateProblemOf(f.code)) throw await this.certificateError(spec.op, f, attempt);
       if (f.proxy && !retriedAtProxy(f.proxy)) throw proxyError(spec.op, f.proxy, attempt);
       const delay = this.delayFor(attempt, undefined);
       if (f.proxy && !delay) throw proxyError(spec.op, f.proxy, attempt);

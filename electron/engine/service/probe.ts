@@ -5,12 +5,14 @@ export interface ProbeTarget {
   url: string;
   token: string;
   context?: string | undefined;
+  /** The connection's own CA certificates (PEM), as the client that follows will trust them. */
+  ca?: string | undefined;
 }
 
 /** A client for probing: it must answer quickly either way. */
 export function probeClient(t: ProbeTarget): ServiceClient {
   return new ServiceClient({
-    baseUrl: t.url, token: t.token, ...(t.context !== undefined ? { context: t.context } : {}),
+    baseUrl: t.url, token: t.token, ...(t.context !== undefined ? { context: t.context } : {}), ...(t.ca !== undefined ? { ca: t.ca } : {}),
     retry: { limit: 1, baseDelayMs: 100, maxDelayMs: 200, maxRetryAfterMs: 2000 },
     timeouts: { connectMs: 5000, responseMs: 15_000, idleMs: 15_000 },
   });
