@@ -186,3 +186,27 @@ describe('certificate problems: refused at once (no retries), kind "certificate"
     }
   });
 });
+
+describe('the sandbox\'s own CA (--tls)', () => {
+  it('makes a CA and a certificate for 127.0.0.1 in DATA/tls/, trusted through the CA file it names; a restart keeps the same CA', async () => {
+    const { startSandbox } = await import('../../../sandbox/index.js');
+    const data = join(dir, 'self-tls');
+    const first = await startSandbox({ port: 0, dataDir: data, tls: 'self' });
+    let ca: string;
+    try {
+      expect(first.caFile).toBe(join(data, 'tls', 'ca.pem'));
+      ca = readFileSync(first.caFile as string, 'utf8');
+      expect((await client(first.url, { ca }).listBatches({ limit: 1 })).batches).toBeDefined();
+      expect(await failure(() => client(first.url).listBatches({ limit: 1 }))).toMatchObject({ kind: 'certificate' });
+    } finally {
+      await first.close();
+    }
+    const again = await startSandbox({ port: 0, dataDir: data, tls: 'self' });
+    try {
+      expect(readFileSync(again.caFile as string, 'utf8')).toBe(ca);
+      expect((await client(again.url, { ca }).listBatches({ limit: 1 })).batches).toBeDefined();
+    } finally {
+      await again.close();
+    }
+  });
+});
