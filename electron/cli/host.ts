@@ -29,7 +29,7 @@ export const NO_KEYCHAIN_OFFER = 'give the token to each command instead with DO
  * Checks the URL and token with one cheap call (see service/probe.ts),
  * so a wrong token or an unreachable service fails at once instead of inside the engine.
  */
-export async function verifyConnection(conn: Pick<Connection, 'url' | 'token' | 'context' | 'ca'>): Promise<void> {
+export async function verifyConnection(conn: Pick<Connection, 'url' | 'token' | 'context' | 'ca' | 'proxy'>): Promise<void> {
   try {
     await probeOnce(conn);
   } catch (err) {
@@ -37,7 +37,7 @@ export async function verifyConnection(conn: Pick<Connection, 'url' | 'token' | 
   }
 }
 
-export function serviceClient(conn: Pick<Connection, 'url' | 'token' | 'context' | 'namespace' | 'ca'>): ServiceClient {
+export function serviceClient(conn: Pick<Connection, 'url' | 'token' | 'context' | 'namespace' | 'ca' | 'proxy'>): ServiceClient {
   return new ServiceClient(clientConfigOf(conn));
 }
 

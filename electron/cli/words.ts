@@ -13,6 +13,7 @@ export function cliHints(url?: string): ServiceHints {
     signIn: 'give a new token with "docsync login --url URL" (or DOCSYNC_TOKEN)',
     access: 'check the account with whoever runs the service',
     reach: 'check the address ("docsync login --url URL" or DOCSYNC_URL) and that the service is running',
+    proxySetting: '"docsync login --proxy" or DOCSYNC_PROXY',
     caFile: '"docsync login --url URL --ca-file FILE" (or DOCSYNC_CA_FILE=FILE for one command)',
   };
 }

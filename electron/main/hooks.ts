@@ -2,7 +2,7 @@
  * What the desktop gives the engine's AppCore: the keychain, the OS file manager and default
  * programs, a folder picker, and the built-in sandbox started inside this process.
  */
-import { app, dialog, shell, type BrowserWindow } from 'electron';
+import { app, dialog, session, shell, type BrowserWindow } from 'electron';
 import { join } from 'node:path';
 import { KeytarStore } from '../engine/config/credentials.js';
 import type { HostHooks } from '../engine/app/host-hooks.js';
@@ -36,6 +36,11 @@ export function desktopHooks(home: string, window: () => BrowserWindow | null): 
       const err = await shell.openPath(path);
       if (err) log('warn', `could not open a file: ${err}`);
       return err === '';
+    },
+    async resolveProxy(url) {
+      // Chromium's own answer: the OS's proxy settings, a PAC file or WPAD included.
+      await app.whenReady();
+      return session.defaultSession.resolveProxy(url);
     },
     async pickFolder() {
       const opts = { title: 'Choose a hot folder', properties: ['openDirectory', 'createDirectory'] as Array<'openDirectory' | 'createDirectory'> };

@@ -29,11 +29,22 @@ const when = int(Number.MIN_SAFE_INTEGER);
 /** Largest file a browser may hand over in one piece (headless drops); larger files go through a hot folder. */
 export const MAX_STAGED_BYTES = 200 * 1024 * 1024;
 
+/**
+ * How to reach the service (issue 27): none, the environment's, the system's, or this proxy with, for
+ * Basic authentication, a user and password (kept with the token, never saved in a file).
+ */
+const proxyChoice = optional(obj({
+  mode: oneOf(['none', 'environment', 'system', 'url'] as const),
+  url: optional(str({ max: 2000 })),
+  user: optional(str({ max: 500 })),
+  password: optional(str({ max: 2000 })),
+}));
+
 export const REQUEST_CHECKS = {
   'app.info': none,
   // ca: the connection's own CA certificates, PEM text (a company CA; "More settings").
-  'connection.test': obj({ url: str({ min: 1, max: 2000 }), token: optional(str({ max: 10_000 })), context: optional(str({ max: 200 })), ca: optional(str({ max: 200_000 })) }),
-  'connection.signIn': obj({ url: str({ min: 1, max: 2000 }), token: str({ min: 1, max: 10_000 }), context: optional(str({ max: 200 })), namespace: optional(str({ max: 100 })), ca: optional(str({ max: 200_000 })), sessionOnly: optional(bool) }),
+  'connection.test': obj({ url: str({ min: 1, max: 2000 }), token: optional(str({ max: 10_000 })), context: optional(str({ max: 200 })), ca: optional(str({ max: 200_000 })), proxy: proxyChoice }),
+  'connection.signIn': obj({ url: str({ min: 1, max: 2000 }), token: str({ min: 1, max: 10_000 }), context: optional(str({ max: 200 })), namespace: optional(str({ max: 100 })), ca: optional(str({ max: 200_000 })), proxy: proxyChoice, sessionOnly: optional(bool) }),
   'connection.signOut': none,
   'connection.trySandbox': none,
   'status.get': none,

@@ -2,6 +2,7 @@
  * What the UI sees of the engine: plain data, no Node or DOM types. The engine's store rows are
  * mapped onto these (electron/engine/app/views.ts); the renderer imports only this side.
  */
+import type { ProxyChoice } from './proxy-setting.js';
 import type { SourceMediaType } from '../media-type.js';
 import type { FileState } from '../file-states.js';
 import type { FolderTarget, HotFolderSettings } from '../hot-folder.js';
@@ -223,7 +224,8 @@ export type ConnectionState =
   | { kind: 'none' }
   | { kind: 'connecting'; url: string }
   | { kind: 'online'; url: string }
-  | { kind: 'offline'; url: string; reason: string; sinceMs: number }
+  /** atProxy: the proxy cannot be reached (or cannot reach the service); `reason` is then a whole sentence about the proxy. */
+  | { kind: 'offline'; url: string; reason: string; sinceMs: number; atProxy?: boolean }
   | { kind: 'refused'; url: string; reason: string };
 
 export interface AccountView {
@@ -237,6 +239,11 @@ export interface AccountView {
   signedInAs: string;
   /** Whether the connection trusts a CA certificate of its own (a company CA). */
   ownCa?: boolean;
+  /** How the service is reached (never the proxy's credentials), and the proxy in use, if any (`host:port`). */
+  proxy?: ProxyChoice;
+  proxyInUse?: string | null;
+  /** Whether a proxy user name and password are kept with the token. */
+  proxyCredentials?: boolean;
 }
 
 export interface AppInfo {

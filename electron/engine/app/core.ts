@@ -111,7 +111,7 @@ export class AppCore {
     let conn = o.connection ?? null;
     if (o.connection === undefined) {
       try {
-        conn = await resolveConnection(this.hooks.home, this.hooks.credentials, this.hooks.env);
+        conn = await resolveConnection(this.hooks.home, this.hooks.credentials, this.hooks.env, this.hooks.resolveProxy ? { systemProxy: (u) => this.hooks.resolveProxy!(u) } : {});
       } catch (err) {
         if (err instanceof KeychainUnavailableError) this.#keychainProblem = err.message;
         this.notice('warn', err instanceof Error ? err.message : String(err));
@@ -120,7 +120,8 @@ export class AppCore {
     if (conn) await this.openSession(conn, conn.source);
     else if (o.sandboxWhenNone) {
       const sb = await this.sandbox();
-      await this.openSession({ url: sb.url, token: sb.token, context: undefined, source: 'memory' }, 'sandbox');
+      // The built-in sandbox is on this computer: never through a proxy.
+      await this.openSession({ url: sb.url, token: sb.token, context: undefined, proxy: null, source: 'memory' }, 'sandbox');
     }
     this.emitApp();
   }
@@ -166,7 +167,7 @@ export class AppCore {
       host: this.hooks.host,
       platform: process.platform,
       dataHome: this.hooks.home,
-      account: s ? { url: s.conn.url, context: s.conn.context ?? null, namespace: s.conn.namespace ?? null, tokenSource: s.tokenSource, signedInAs: signedInAs(s), ownCa: s.conn.ca !== undefined } : null,
+      account: s ? { url: s.conn.url, context: s.conn.context ?? null, namespace: s.conn.namespace ?? null, tokenSource: s.tokenSource, signedInAs: signedInAs(s), ownCa: s.conn.ca !== undefined, ...proxyView(s.conn) } : null,
       connection: this.#state,
       keychainProblem: this.#keychainProblem,
       knownTargets: [...targets.values()],
@@ -341,7 +342,14 @@ export class AppCore {
       await s.probe.listBatches({ limit: 1 });
       next = { kind: 'online', url: s.conn.url };
     } catch (err) {
-      if (isServiceError(err, 'certificate')) {
+      if (isServiceError(err, 'proxy') && (err.proxy?.problem === 'credentials' || err.proxy?.problem === 'tunnel-refused')) {
+        // The proxy refused: waiting does not help, a new setting does (signing in again with it).
+        next = { kind: 'refused', url: s.conn.url, reason: serviceProblem(err, APP_HINTS) };
+      } else if (isServiceError(err, 'proxy')) {
+        // The proxy is down or cannot reach the service: offline, said as the proxy's problem, never "the service cannot be reached".
+        const since = this.#state.kind === 'offline' ? this.#state.sinceMs : Date.now();
+        next = { kind: 'offline', url: s.conn.url, reason: serviceProblem(err, APP_HINTS), sinceMs: since, atProxy: true };
+      } else if (isServiceError(err, 'certificate')) {
         // The service answered, with a certificate this computer refuses: never "cannot be reached".
         next = { kind: 'refused', url: s.conn.url, reason: serviceProblem(err, APP_HINTS) };
       } else if (isServiceError(err) && err.kind === 'http' && (err.status === 401 || err.status === 403)) {
@@ -366,7 +374,19 @@ function signedInAs(s: Session): string {
 }
 
 /** What the app offers where a service error's words end in what helps. */
-const APP_HINTS = { caFile: '"CA certificate" under "More settings" on the Connection screen, then sign in again' };
+const APP_HINTS = {
+  caFile: '"CA certificate" under "More settings" on the Connection screen, then sign in again',
+  proxySetting: '"Proxy" under "More settings" on the Connection screen',
+};
+
+/** How a session reaches its service, for the account view: the choice and the proxy's address, never its credentials. */
+function proxyView(conn: Connection): Pick<AccountView, 'proxy' | 'proxyInUse' | 'proxyCredentials'> {
+  return {
+    proxy: conn.proxyChoice ?? { mode: conn.proxy === null ? 'none' : 'environment' },
+    proxyInUse: conn.proxy ? new URL(conn.proxy.url).host : null,
+    proxyCredentials: conn.proxy?.credentials !== undefined,
+  };
+}
 
 /** An error as one line a person reads (a service client error in their words, not the call's name). */
 export function oneLine(err: unknown): string {

@@ -14,6 +14,9 @@ import type { AppCore } from './core.js';
 import { exportRun, exportSelection, type ExportFormat } from './exports.js';
 import { failedBySettings } from '../pipeline/retryable.js';
 import { probeOnce } from '../service/probe.js';
+import type { ProxyRoute } from '../service/proxy.js';
+import { proxyFromForm, proxyRouteFor, type ProxyForm } from '../config/connection-proxy.js';
+import { saveProxyCredentials } from '../config/proxy-credentials.js';
 import { oneLine } from './core.js';
 import { mediaTypeOf, originalOnDisk, type OriginalOnDisk } from './original-type.js';
 import { SNIFF_BYTES, sniffMediaType } from '../../../shared/media-type.js';
@@ -87,9 +90,17 @@ export function createHandlers(core: AppCore): Handlers {
     core.emitApp();
   };
 
-  const verify = async (url: string, token: string, context: string | undefined, ca: string | undefined): Promise<void> => {
+  /** The form's proxy for `url`: its choice and credentials, and the route they give ("from the system" asks the host). */
+  const proxyOf = async (url: string, form: ProxyForm | undefined) => {
+    const { choice, credentials } = proxyFromForm(form);
+    const system = core.hooks.resolveProxy;
+    const route = await proxyRouteFor(choice, url, { env: core.hooks.env ?? process.env, stored: credentials, system: system ? (u) => system(u) : undefined });
+    return { choice, credentials, route };
+  };
+
+  const verify = async (url: string, token: string, context: string | undefined, ca: string | undefined, proxy: ProxyRoute | null): Promise<void> => {
     try {
-      await probeOnce({ url, token, context, ca });
+      await probeOnce({ url, token, context, ca, proxy });
     } catch (err) {
       throw new Error(`${url}: ${oneLine(err)}`);
     }
@@ -129,32 +140,37 @@ export function createHandlers(core: AppCore): Handlers {
   return {
     'app.info': async () => core.info(),
 
-    'connection.test': async ({ url, token, context, ca }) => {
+    'connection.test': async ({ url, token, context, ca, proxy }) => {
       const u = normalizeUrl(url);
       const useToken = token || core.tokenFor(u);
       if (!useToken) return { ok: false, message: 'give a token to test' };
       try {
-        await verify(u, useToken, context || undefined, ca ? caCertificates(ca, 'the CA certificate') : undefined);
+        const { route } = await proxyOf(u, proxy);
+        await verify(u, useToken, context || undefined, ca ? caCertificates(ca, 'the CA certificate') : undefined, route);
         return { ok: true, message: `${u} answered and accepted the token` };
       } catch (err) {
         return { ok: false, message: oneLine(err) };
       }
     },
 
-    'connection.signIn': async ({ url, token, context, namespace, ca, sessionOnly }) => {
+    'connection.signIn': async ({ url, token, context, namespace, ca, proxy, sessionOnly }) => {
       const u = normalizeUrl(url);
       const ctx = context?.trim() ? context.trim() : undefined;
       const ns = normalizeNamespace(namespace);
       const pem = ca ? caCertificates(ca, 'the CA certificate') : undefined;
-      await verify(u, token, ctx, pem);
-      const conn: Connection = { url: u, token, context: ctx, namespace: ns, ca: pem, source: sessionOnly ? 'memory' : 'keychain' };
+      const via = await proxyOf(u, proxy);
+      await verify(u, token, ctx, pem, via.route);
+      const conn: Connection = { url: u, token, context: ctx, namespace: ns, ca: pem, proxyChoice: via.choice, proxy: via.route, source: sessionOnly ? 'memory' : 'keychain' };
       if (sessionOnly) {
         await core.memoryTokens.set(u, ACCOUNT, token);
+        await saveProxyCredentials(core.memoryTokens, u, ACCOUNT, via.credentials ?? null);
         await signIn(conn, 'memory');
         return core.info();
       }
       try {
         await core.hooks.credentials.set(u, ACCOUNT, token);
+        // The proxy's user and password beside the token, never in connection.json.
+        await saveProxyCredentials(core.hooks.credentials, u, ACCOUNT, via.credentials ?? null);
         core.setKeychainProblem(null);
       } catch (err) {
         if (err instanceof KeychainUnavailableError) {
@@ -165,7 +181,7 @@ export function createHandlers(core: AppCore): Handlers {
         throw err;
       }
       const caFile = await keepConnectionCa(core.hooks.home, pem ?? null);
-      await saveConnectionSettings(core.hooks.home, { url: u, account: ACCOUNT, ...(ctx ? { context: ctx } : {}), ...(ns ? { namespace: ns } : {}), ...(caFile ? { caFile } : {}) });
+      await saveConnectionSettings(core.hooks.home, { url: u, account: ACCOUNT, ...(ctx ? { context: ctx } : {}), ...(ns ? { namespace: ns } : {}), ...(caFile ? { caFile } : {}), proxy: via.choice });
       await signIn(conn, 'keychain');
       return core.info();
     },
@@ -174,10 +190,12 @@ export function createHandlers(core: AppCore): Handlers {
       const acc = core.info().account;
       if (acc?.tokenSource === 'keychain') {
         await core.hooks.credentials.delete(acc.url, ACCOUNT).catch(() => false);
+        await saveProxyCredentials(core.hooks.credentials, acc.url, ACCOUNT, null);
         await saveConnectionSettings(core.hooks.home, null);
         await keepConnectionCa(core.hooks.home, null);
       } else if (acc?.tokenSource === 'memory') {
         await core.memoryTokens.delete(acc.url, ACCOUNT);
+        await saveProxyCredentials(core.memoryTokens, acc.url, ACCOUNT, null);
       }
       await core.closeSession();
       core.emitApp();
@@ -186,7 +204,7 @@ export function createHandlers(core: AppCore): Handlers {
 
     'connection.trySandbox': async () => {
       const sb = await core.sandbox();
-      await signIn({ url: sb.url, token: sb.token, context: undefined, source: 'memory' }, 'sandbox');
+      await signIn({ url: sb.url, token: sb.token, context: undefined, proxy: null, source: 'memory' }, 'sandbox');
       return core.info();
     },
 

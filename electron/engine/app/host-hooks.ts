@@ -30,6 +30,11 @@ export interface HostHooks {
   openPath?(path: string): Promise<boolean>;
   /** Asks for a folder; null when cancelled. */
   pickFolder?(): Promise<string | null>;
+  /**
+   * Which proxy the system uses for a URL, PAC included, answered as a PAC result ("PROXY host:port",
+   * "DIRECT"): the desktop app asks Electron's session. Without it, "from the system" is the environment's.
+   */
+  resolveProxy?(url: string): Promise<string>;
   /** Environment for DOCSYNC_URL/TOKEN/CONTEXT (defaults to process.env). */
   env?: NodeJS.ProcessEnv;
   /** Engine tuning (poll and retry delays; tests and benchmarks shorten them), how it joins shared folders and its name there. */
