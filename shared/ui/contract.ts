@@ -11,7 +11,7 @@ import { arrayOf, bool, bytes, int, obj, oneOf, optional, str, union, unknown, t
 import type { IpcReply } from './ipc.js';
 import type {
   AppInfo, ExportFile, FileHistoryEntry, FileState, FileView, FolderView, Notice, Page, ResultFileView, ResultTreeFolder, RunResultsView,
-  RunView, SearchHitView, StatusView, ConnectionState, Transfer,
+  RunView, SearchHitView, StatusView, ConnectionState, Transfer, BandwidthSettingView,
 } from './views.js';
 
 const id = int(1);
@@ -87,6 +87,9 @@ export const REQUEST_CHECKS = {
   'upload.staged': obj({ dropId: str({ min: 8, max: 64 }), target }),
   /** A drop stopped (or failed) halfway: its staged files are deleted. */
   'upload.discard': obj({ dropId: str({ min: 8, max: 64 }) }),
+  /** The bandwidth limit (issue 27): rclone's --bwlimit syntax; an empty spec removes it. */
+  'bandwidth.get': none,
+  'bandwidth.set': obj({ spec: str({ max: 2000 }) }),
 } satisfies Record<string, Check<unknown>>;
 
 export type RequestChannel = keyof typeof REQUEST_CHECKS;
@@ -129,6 +132,8 @@ export interface Results {
   'upload.stage': { staged: number };
   'upload.staged': FileView[];
   'upload.discard': { discarded: true };
+  'bandwidth.get': BandwidthSettingView;
+  'bandwidth.set': BandwidthSettingView;
 }
 
 export const REQUEST_CHANNELS = Object.keys(REQUEST_CHECKS) as RequestChannel[];

@@ -58,6 +58,23 @@ export interface StatusView {
   paused: boolean;
   activeRuns: number;
   reviewWaiting: number;
+  /** The bandwidth limit in force now, or null when transfers are not limited (issue 27). */
+  bandwidth: BandwidthStatus | null;
+}
+
+/** A bandwidth limit in force: bytes per second each way (null: that way is not limited) and when it next changes. */
+export interface BandwidthStatus {
+  up: number | null;
+  down: number | null;
+  untilMs: number | null;
+  /** Saved in the app, DOCSYNC_BWLIMIT, or --bwlimit. */
+  source: 'saved' | 'env' | 'flag';
+}
+
+/** The bandwidth setting: what is saved for every host, and what overrides it in this process. */
+export interface BandwidthSettingView {
+  saved: string | null;
+  override: { source: 'env' | 'flag'; spec: string } | null;
 }
 
 export interface FolderView {

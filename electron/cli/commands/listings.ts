@@ -7,6 +7,10 @@ import type { Store } from '../../engine/store/index.js';
 import { validateFolderSettings } from '../../../shared/hot-folder.js';
 import { printJson, table, when } from '../output.js';
 import { shown } from '../../../shared/shown.js';
+import { limitAt } from '../../../shared/bwlimit.js';
+import { bwOverride, effectiveBwLimit, type BwOverride } from '../../engine/config/bwlimit-setting.js';
+import { bandwidthLine } from '../bwlimit.js';
+import { dataHome } from '../local.js';
 
 export const STATUS_HELP = `docsync status [--json]
   Files per state, uploads in progress (bytes of the parts recorded so far), hot folders, the
@@ -50,6 +54,28 @@ function printShares(shares: ReturnType<typeof sharedFolders>): void {
   }
 }
 
+/** The limit this computer's serve or app uses now (DOCSYNC_BWLIMIT, else the saved setting; a serve's own --bwlimit is not known here). */
+function effectiveLimit(): { line: string | null; json: { spec: string; source: string; up: number | null; down: number | null; untilMs: number | null } | null } {
+  const home = dataHome();
+  let override: BwOverride | null = null;
+  try {
+    override = bwOverride(undefined);
+  } catch (e) {
+    return { line: `bandwidth: ${(e as Error).message}`, json: null };
+  }
+  let e: ReturnType<typeof effectiveBwLimit> = null;
+  try {
+    e = effectiveBwLimit(home, override);
+  } catch {
+    // bandwidthLine says why.
+  }
+  const now = e ? limitAt(e.schedule, new Date()) : null;
+  return {
+    line: bandwidthLine(home, override),
+    json: e && now ? { spec: e.schedule.spec, source: e.source, up: now.rates.up, down: now.rates.down, untilMs: now.untilMs } : null,
+  };
+}
+
 function noPositional(args: { positional: string[] }): void {
   if (args.positional.length) throw new UsageError(`unexpected argument "${args.positional[0]}"`);
 }
@@ -64,8 +90,10 @@ export function statusCommand(argv: string[]): void {
     const folders = store.folders.list().length;
     const transfers = store.browse.uploads();
     const shares = sharedFolders(store);
-    if (args.booleans.has('json')) return printJson({ counts, transfers, folders, activeRuns, shares });
+    const bw = effectiveLimit();
+    if (args.booleans.has('json')) return printJson({ counts, transfers, folders, activeRuns, shares, bandwidth: bw.json });
     console.log(table(['STATE', 'FILES'], FILE_STATES.map((s) => [s, counts[s]])));
+    if (bw.line) console.log(bw.line);
     if (transfers.length) {
       console.log(`uploading: ${transfers.length}`);
       console.log(table(['ID', 'SENT', 'SIZE', '%', 'PATH'], transfers.map((t) => [t.fileId, t.sent, t.total, t.total ? Math.floor((100 * t.sent) / t.total) : 100, t.path])));

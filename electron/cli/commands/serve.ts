@@ -13,9 +13,10 @@ import { dataHome, NO_KEYCHAIN_OFFER } from '../host.js';
 import { cliHints, inCliWords } from '../words.js';
 import { isServiceError } from '../../engine/service/index.js';
 import { startUiServer } from '../ui-server.js';
+import { bandwidthLine, BWLIMIT_HELP, cliBwOverride } from '../bwlimit.js';
 import { shown } from '../../../shared/shown.js';
 
-export const SERVE_HELP = `docsync serve [--port N] [--no-ui] [--agent-name NAME]
+export const SERVE_HELP = `docsync serve [--port N] [--no-ui] [--agent-name NAME] [--bwlimit SPEC]
   Runs the engine on every hot folder until SIGINT/SIGTERM; prints "engine running" once watching,
   and "ui listening on http://127.0.0.1:PORT/?k=..." : open that address in a browser for the
   desktop app's UI (the same screens, served on 127.0.0.1 only, signed in by the address's secret).
@@ -25,7 +26,8 @@ export const SERVE_HELP = `docsync serve [--port N] [--no-ui] [--agent-name NAME
   --port N   port of the web UI (default: a free port)
   --no-ui    run the engine only
   --agent-name NAME   what the other computers sharing a hot folder call this one (default: the
-             computer's name); see "docsync folders add --share"`;
+             computer's name); see "docsync folders add --share"
+${BWLIMIT_HELP}`;
 
 /** out/renderer, built by `npm run build` (electron-vite); the CLI runs from out/cli/electron/cli/commands. */
 const RENDERER_DIR = fileURLToPath(new URL('../../../../renderer', import.meta.url));
@@ -56,7 +58,9 @@ async function checkService(conn: Connection): Promise<void> {
 }
 
 export async function serveCommand(argv: string[]): Promise<void> {
-  const args = parseArgs(argv, { values: ['port', 'agent-name'], booleans: ['no-ui'] });
+  const args = parseArgs(argv, { values: ['port', 'agent-name', 'bwlimit'], booleans: ['no-ui'] });
+  const bwlimit = args.flags.get('bwlimit');
+  const bw = cliBwOverride(bwlimit);
   if (args.positional.length) throw new UsageError(`unexpected argument "${args.positional[0]}"`);
   const port = intFlag(args, 'port');
   if (port !== undefined && port > 65535) throw new UsageError('--port must be at most 65535');
@@ -73,6 +77,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const core = new AppCore({
     host: 'headless', home, version: await version(), credentials,
     ...(agentName ? { engine: { agentName } } : {}),
+    ...(bwlimit !== undefined ? { bwlimit } : {}),
     startSandbox: () => startBuiltInSandbox({ dataDir: join(home, 'sandbox') }),
   });
 
@@ -115,6 +120,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
     const folders = core.store.folders.list().filter((f) => f.enabled).length;
     const url = core.info().account?.url ?? '';
     console.log(`service: ${url}; data: ${home}; hot folders: ${folders}${folders ? '' : ' (add one with: docsync folders add PATH --deployment ID)'}`);
+    const bandwidth = bandwidthLine(home, bw);
+    if (bandwidth) console.log(bandwidth);
     console.log('engine running');
     if (ui) {
       server = await startUiServer(core, { port: port ?? 0, rendererDir: RENDERER_DIR });

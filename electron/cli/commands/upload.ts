@@ -5,11 +5,23 @@ import type { FileRow, FileState } from '../../engine/store/index.js';
 import { intFlag, parseArgs, UsageError } from '../args.js';
 import { openHost, type Host } from '../host.js';
 import { printJson, table } from '../output.js';
+import { BWLIMIT_HELP, cliBwOverride } from '../bwlimit.js';
+import { applyBwLimit } from '../../engine/config/bwlimit-setting.js';
 
-export const UPLOAD_HELP = `docsync upload FILE... (--deployment ID | --app ID [--app-version V]) [--wait] [--timeout S] [--tag T]... [--post-process-pdf] [--json]
+/** This upload's bandwidth limit: the flag, DOCSYNC_BWLIMIT, else the app's saved setting (one that cannot be read is said, and not applied). */
+function applyLimit(home: string, bw: ReturnType<typeof cliBwOverride>): void {
+  try {
+    applyBwLimit(home, bw);
+  } catch (e) {
+    console.error(`warn: ${(e as Error).message}; this upload is not limited`);
+  }
+}
+
+export const UPLOAD_HELP = `docsync upload FILE... (--deployment ID | --app ID [--app-version V]) [--wait] [--timeout S] [--tag T]... [--post-process-pdf] [--bwlimit SPEC] [--json]
   Uploads the files (folders: every file in them) as one batch and starts its run. Without --wait
   it returns once the run has started ("docsync serve" follows it to the end); with --wait it
-  follows the run and prints each file's final state (exit 1 if any failed).`;
+  follows the run and prints each file's final state (exit 1 if any failed).
+${BWLIMIT_HELP}`;
 
 export const RETRY_HELP = `docsync retry FILE_ID [--timeout S] [--json]
   Uploads a failed file again in a batch of its own and follows its run until it is done or
@@ -42,7 +54,8 @@ function report(host: Host, ids: number[], json: boolean): FileRow[] {
 const timeoutOf = (args: ReturnType<typeof parseArgs>): number => (intFlag(args, 'timeout', 1) ?? 600) * 1000;
 
 export async function uploadCommand(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { values: ['deployment', 'app', 'app-version', 'timeout'], repeatable: ['tag'], booleans: ['wait', 'post-process-pdf', 'json'] });
+  const args = parseArgs(argv, { values: ['deployment', 'app', 'app-version', 'timeout', 'bwlimit'], repeatable: ['tag'], booleans: ['wait', 'post-process-pdf', 'json'] });
+  const bw = cliBwOverride(args.flags.get('bwlimit'));
   if (args.positional.length === 0) throw new UsageError('give the files to upload: docsync upload FILE... --deployment ID');
   const f = args.flags;
   if (f.has('deployment') === f.has('app')) throw new UsageError(f.has('app') ? 'give --deployment or --app, not both' : 'a deployment or an app is required: --deployment ID or --app ID');
@@ -56,6 +69,7 @@ export async function uploadCommand(argv: string[]): Promise<number> {
   const wait = args.booleans.has('wait');
 
   const host = await openHost();
+  applyLimit(host.home, bw);
   let failed = false;
   try {
     // Not engine.start(): this process handles only its own batch, never another host's work.

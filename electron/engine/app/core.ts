@@ -19,6 +19,7 @@ import { isServiceError, ServiceClient } from '../service/index.js';
 import { probeClient } from '../service/probe.js';
 import { openStore, STORE_FILE, type Store } from '../store/index.js';
 import { stateCounter } from '../store/state-counts.js';
+import { bandwidthStatus, startBandwidth } from './bandwidth.js';
 import { watchFleets } from './fleet-watch.js';
 import { createHandlers } from './handlers.js';
 import type { HostHooks, SandboxHandle } from './host-hooks.js';
@@ -64,6 +65,8 @@ export class AppCore {
   #stopped = false;
   /** Notices said before any host listened (at start): the first listener gets them. */
   #early: Notice[] | null = [];
+  /** The bandwidth limit's flag or DOCSYNC_BWLIMIT, and the stop of its status events (bandwidth.ts). */
+  bandwidth: ReturnType<typeof startBandwidth> | undefined;
 
   constructor(readonly hooks: HostHooks) {
     this.handlers = createHandlers(this);
@@ -106,6 +109,7 @@ export class AppCore {
     if (tightened) this.notice('warn', tightenedNotice(this.hooks.home, tightened));
     this.#store = openStore(join(this.hooks.home, STORE_FILE));
     this.#stateCounts = undefined;
+    this.bandwidth = startBandwidth({ ...this.hooks, notice: (l, m) => this.notice(l, m), statusChanged: () => this.statusChanged() });
     // Known before anyone signs in, so the sign-in form offers a session-only token up front.
     this.#keychainProblem = await this.hooks.credentials.unavailable();
     let conn = o.connection ?? null;
@@ -129,6 +133,7 @@ export class AppCore {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#statusTimer);
+    this.bandwidth?.stop();
     await this.closeSession();
     await this.#sandbox?.close();
     this.#sandbox = null;
@@ -241,6 +246,7 @@ export class AppCore {
       paused: e ? e.status().paused : false,
       activeRuns: this.#store ? this.store.runs.activeRuns().length : 0,
       reviewWaiting: this.#store ? this.store.browse.reviewWaiting() : 0,
+      bandwidth: bandwidthStatus(),
     };
   }
 

@@ -5,6 +5,7 @@ import type { Handlers, Results } from '../../../shared/ui/contract.js';
 import { codedError } from '../../../shared/ui/errors.js';
 import { runNamed } from '../../../shared/ui/messages.js';
 import type { FolderView, ResultTreeFolder } from '../../../shared/ui/views.js';
+import { bandwidthSetting, setBandwidth } from './bandwidth.js';
 import { caCertificates, keepConnectionCa } from '../config/ca-file.js';
 import { normalizeNamespace, normalizeUrl, saveConnectionSettings, type Connection } from '../config/connection.js';
 import { KeychainUnavailableError } from '../config/credentials.js';
@@ -363,6 +364,12 @@ export function createHandlers(core: AppCore): Handlers {
       const root = stageRoot(dropId);
       if (!(await exists(root))) throw new Error('nothing was staged for this drop');
       return (await engine('uploading').uploadFiles([root], target)).map((f) => fileView(core.store, f));
+    },
+    'bandwidth.get': async () => bandwidthSetting(core.hooks.home, core.bandwidth?.override ?? null),
+    'bandwidth.set': async ({ spec }) => {
+      const view = await setBandwidth(core.hooks.home, core.bandwidth?.override ?? null, spec);
+      core.statusChanged();
+      return view;
     },
   };
 }

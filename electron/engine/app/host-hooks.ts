@@ -39,6 +39,8 @@ export interface HostHooks {
   env?: NodeJS.ProcessEnv;
   /** Engine tuning (poll and retry delays; tests and benchmarks shorten them), how it joins shared folders and its name there. */
   engine?: Pick<EngineOptions, 'poll' | 'retry' | 'share' | 'agentName'>;
+  /** `--bwlimit SPEC` of `docsync serve`: overrides DOCSYNC_BWLIMIT and the saved setting for this process. */
+  bwlimit?: string;
   /** Connection probe periods in ms; tests shorten them. */
   probeMs?: { online: number; offline: number };
 }

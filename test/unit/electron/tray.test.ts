@@ -9,7 +9,7 @@ import { trayLabel } from '../../../electron/main/tray-label.js';
 
 function status(counts: Partial<Record<FileState, number>>, more: Partial<StatusView> = {}): StatusView {
   const all = Object.fromEntries(FILE_STATES.map((s) => [s, counts[s] ?? 0])) as Record<FileState, number>;
-  return { counts: all, transfers: [], paused: false, activeRuns: 0, reviewWaiting: 0, ...more };
+  return { counts: all, transfers: [], paused: false, activeRuns: 0, reviewWaiting: 0, bandwidth: null, ...more };
 }
 
 describe('trayLabel', () => {
