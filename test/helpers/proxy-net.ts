@@ -50,6 +50,8 @@ export interface ProxyNet {
   password: string;
   /** The sandbox as the service's URL: known only to squid. */
   serviceUrl: string;
+  /** With `https`: a second sandbox over HTTPS (the certificate given, for SERVICE_HOST), also reachable only through squid. */
+  httpsUrl: string | null;
   /** The sandbox's port, open only inside the namespace. */
   sandboxPort: number;
   /** An address in the namespace's subnet where nothing listens (an unreachable proxy). */
@@ -87,8 +89,11 @@ const stop = async (child: ChildProcess | undefined): Promise<void> => {
   clearTimeout(t);
 };
 
-/** Sets up namespace, veth, sandbox and squid; everything made is undone by `close`, and on a failed start. */
-export async function startProxyNet(): Promise<ProxyNet> {
+/**
+ * Sets up namespace, veth, sandbox and squid; everything made is undone by `close`, and on a failed
+ * start. `https`: PEM files of a certificate for SERVICE_HOST, for a second sandbox over HTTPS.
+ */
+export async function startProxyNet(o: { https?: { cert: string; key: string } } = {}): Promise<ProxyNet> {
   await buildCliIfNeeded();
   const id = process.pid % 100_000;
   const ns = `docsync-px-${id}`;
@@ -100,13 +105,13 @@ export async function startProxyNet(): Promise<ProxyNet> {
   const hostIp = `${base}${(block % 256) + 1}`;
   const nsIp = `${base}${(block % 256) + 2}`;
   const dir = await mkdtemp(path.join(tmpdir(), 'docsync-proxy-'));
-  let sandbox: ChildProcess | undefined;
+  const sandboxes: ChildProcess[] = [];
   let squid: ChildProcess | undefined;
   let netUp = false;
 
   const close = async (): Promise<void> => {
     await stop(squid);
-    await stop(sandbox);
+    for (const sb of sandboxes) await stop(sb);
     if (netUp) {
       // Deleting the namespace removes its end of the veth, and with it the pair.
       await run('ip', ['netns', 'del', ns]).catch(() => undefined);
@@ -117,7 +122,7 @@ export async function startProxyNet(): Promise<ProxyNet> {
   // A test runner killed mid-test still leaves no namespace behind.
   const onExit = (): void => {
     squid?.kill('SIGKILL');
-    sandbox?.kill('SIGKILL');
+    for (const sb of sandboxes) sb.kill('SIGKILL');
     if (netUp) spawn('ip', ['netns', 'del', ns], { stdio: 'ignore' });
   };
   process.once('exit', onExit);
@@ -133,18 +138,23 @@ export async function startProxyNet(): Promise<ProxyNet> {
     await run('ip', ['netns', 'exec', ns, 'ip', 'link', 'set', vethNs, 'up']);
     await run('ip', ['netns', 'exec', ns, 'ip', 'link', 'set', 'lo', 'up']);
 
-    // The sandbox, on the namespace's loopback.
-    sandbox = spawn('ip', ['netns', 'exec', ns, process.execPath, MAIN, 'sandbox', '--port', '0', '--page-delay-ms', '20', '--job-delay-ms', '30'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let sandboxErr = '';
-    sandbox.stderr?.on('data', (d: Buffer) => (sandboxErr += d.toString()));
-    const sandboxPort = await new Promise<number>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`the sandbox did not start: ${sandboxErr}`)), 30_000);
-      createInterface({ input: sandbox!.stdout! }).on('line', (l) => {
-        const m = /sandbox listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(l);
-        if (m) (clearTimeout(t), resolve(Number(m[1])));
+    // The sandbox, on the namespace's loopback; its port from its first line.
+    const startSandbox = (extra: string[]): Promise<number> => {
+      const sandbox = spawn('ip', ['netns', 'exec', ns, process.execPath, MAIN, 'sandbox', '--port', '0', '--page-delay-ms', '20', '--job-delay-ms', '30', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+      sandboxes.push(sandbox);
+      let sandboxErr = '';
+      sandbox.stderr?.on('data', (d: Buffer) => (sandboxErr += d.toString()));
+      return new Promise<number>((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`the sandbox did not start: ${sandboxErr}`)), 30_000);
+        createInterface({ input: sandbox.stdout! }).on('line', (l) => {
+          const m = /sandbox listening on https?:\/\/127\.0\.0\.1:(\d+)/.exec(l);
+          if (m) (clearTimeout(t), resolve(Number(m[1])));
+        });
+        sandbox.once('exit', (code) => (clearTimeout(t), reject(new Error(`the sandbox exited (${code}): ${sandboxErr}`))));
       });
-      sandbox!.once('exit', (code) => (clearTimeout(t), reject(new Error(`the sandbox exited (${code}): ${sandboxErr}`))));
-    });
+    };
+    const sandboxPort = await startSandbox([]);
+    const httpsPort = o.https ? await startSandbox(['--tls-cert', o.https.cert, '--tls-key', o.https.key]) : null;
 
     const user = 'docsync-user';
     const password = `pw-${process.pid}:with colon`;
@@ -198,6 +208,7 @@ export async function startProxyNet(): Promise<ProxyNet> {
       user,
       password,
       serviceUrl: `http://${SERVICE_HOST}:${sandboxPort}`,
+      httpsUrl: httpsPort === null ? null : `https://${SERVICE_HOST}:${httpsPort}`,
       sandboxPort,
       deadProxy: `http://${nsIp}:3999`,
       accessLog: () => readFile(path.join(dir, 'access.log'), 'utf8').catch(() => ''),

@@ -15,6 +15,8 @@ import { ServiceClient, type ClientConfig } from '../../../electron/engine/servi
 import { isServiceError, type ServiceError } from '../../../electron/engine/service/errors.js';
 import { proxyFromEnvironment, splitProxyUrl } from '../../../electron/engine/service/proxy.js';
 import { serviceProblem } from '../../../shared/ui/messages.js';
+import { writeFileSync } from 'node:fs';
+import { issue, makeCa } from '../../../sandbox/certificates.js';
 import { invoiceText } from '../../helpers/pdf-fixtures.js';
 import { proxyNetUnavailable, startProxyNet, SERVICE_HOST, type ProxyNet } from '../../helpers/proxy-net.js';
 
@@ -54,10 +56,16 @@ async function failure(p: Promise<unknown>): Promise<ServiceError> {
 }
 
 describe.skipIf(skip !== null)('the client through squid', { timeout: 60_000 }, () => {
+  // The test's company CA, and a certificate it issues for the service's name (served by a second sandbox).
+  const ca = makeCa('DocSync Proxy Test CA');
   beforeAll(async () => {
-    net = await startProxyNet();
     dir = await mkdtemp(join(tmpdir(), 'docsync-proxy-files-'));
-  }, 90_000);
+    const served = issue(ca, { names: [SERVICE_HOST] });
+    const https = { cert: join(dir, 'server.pem'), key: join(dir, 'server-key.pem') };
+    writeFileSync(https.cert, served.cert);
+    writeFileSync(https.key, served.key, { mode: 0o600 });
+    net = await startProxyNet({ https });
+  }, 120_000);
   afterAll(async () => {
     for (const c of clients) c.close();
     await net?.close();
@@ -141,4 +149,17 @@ describe.skipIf(skip !== null)('the client through squid', { timeout: 60_000 }, 
     expect(down).toMatchObject({ kind: 'proxy', code: 'ECONNREFUSED', attempts: 3, retryable: true, proxy: { problem: 'unreachable', at: dead } });
     expect(serviceProblem(down)).toMatch(new RegExp(`^DocSync cannot reach the proxy at ${dead.replace(/\./g, '\\.')}: nothing answers at that address`));
   });
+
+  it("HTTPS through the tunnel: the service's certificate checked end to end against the test's CA, through an authenticating proxy", async () => {
+    const proxy = { url: net.auth, credentials: { user: net.user, password: net.password } };
+    const c = client({ baseUrl: net.httpsUrl as string, proxy, ca: ca.cert });
+    const { id } = await c.createBatch({ name: 'https through squid', workspace: 'team' });
+    const f = join(dir, 'tls.bin');
+    await writeFile(f, randomBytes(100_000));
+    expect(await c.putBatchFile(id, 'tls.bin', f)).toEqual({ size: 100_000 });
+    // Without the CA the same tunnel carries a certificate this client refuses: a certificate problem, not the proxy's.
+    const untrusted = await failure(client({ baseUrl: net.httpsUrl as string, proxy, retry: { limit: 0 } }).listBatches({ limit: 1 }));
+    expect(untrusted.kind).toBe('certificate');
+  });
 });
+
