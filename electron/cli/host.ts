@@ -46,14 +46,22 @@ export interface Host {
   store: Store;
   client: ServiceClient;
   engine: Engine;
+  /** With `verifyLater`: the connection's check, under way (rejects in the command line's words). */
+  verified?: Promise<void>;
   close(): Promise<void>;
 }
 
-/** Store + verified connection + engine (not started). `close` stops the engine and closes everything. */
-export async function openHost(o: { home?: string; conn?: Connection; quietLogs?: boolean } = {}): Promise<Host> {
+/**
+ * Store + verified connection + engine (not started). `close` stops the engine and closes everything.
+ * `verifyLater`: the connection is checked while the command goes on (`verified`), which must await
+ * it before it acts on the service: a distant service's round trip is then not one more in a row.
+ */
+export async function openHost(o: { home?: string; conn?: Connection; quietLogs?: boolean; verifyLater?: boolean } = {}): Promise<Host> {
   const home = o.home ?? dataHome();
   const conn = o.conn ?? (await requireConnection(home));
-  await verifyConnection(conn);
+  const verified = o.verifyLater ? verifyConnection(conn) : undefined;
+  verified?.catch(() => undefined);
+  if (!verified) await verifyConnection(conn);
   const store = openLocalStore(home);
   const client = serviceClient(conn);
   const engine = new Engine({ store, client, service: { url: conn.url, context: conn.context ?? null }, home });
@@ -62,7 +70,7 @@ export async function openHost(o: { home?: string; conn?: Connection; quietLogs?
   });
   let closed = false;
   return {
-    home, store, client, engine,
+    home, store, client, engine, ...(verified ? { verified } : {}),
     async close() {
       if (closed) return;
       closed = true;

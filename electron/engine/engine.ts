@@ -6,6 +6,7 @@ import { inWords, log, pipelineContext, setState, settingsOf, technical, type En
 import { fileNamed, retryLater } from '../../shared/ui/messages.js';
 import { DEFAULT_POLL, followRun, type PollPolicy } from './pipeline/follower.js';
 import { sha256File } from './pipeline/hash.js';
+import { statSeen } from './pipeline/file-worker.js';
 import { intake, recordBatch } from './pipeline/intake.js';
 import { cannotRead, isUnreadable, readProblem } from './pipeline/unreadable.js';
 import type { BatchPlan } from './pipeline/plan.js';
@@ -14,7 +15,7 @@ import { normalizeUrl } from './config/connection.js';
 import type { ServiceClient } from './service/index.js';
 import { checkTarget, unknownTarget } from './service/targets.js';
 import { Semaphore } from './service/limit.js';
-import type { FileRow, FileState, FolderRow, ServiceKey, Store } from './store/index.js';
+import type { FileRow, FileState, FolderRow, RunRow, ServiceKey, Store } from './store/index.js';
 import { BatchPlanner, type BatchFile } from './watch/batcher.js';
 import { scanFolder } from './watch/scan.js';
 import { createFilter } from './watch/ignore.js';
@@ -58,6 +59,9 @@ const INTAKE_SLOTS = 32;
 
 /** How often the memory budget looks, besides after each results page (memory.ts). */
 const MEMORY_CHECK_MS = 500;
+
+/** How long a deployment or app the service proved to exist is not asked about again before an upload. */
+const TARGET_PROVEN_MS = 60 * 60_000;
 
 /** How often the store's folder table is compared with the running watchers. */
 const FOLDER_SYNC_MS = 3000;
@@ -259,15 +263,35 @@ export class Engine extends EventEmitter<EngineEvents> {
       appId: s.target.type === 'app' ? s.target.id : null,
       settings: s as unknown as Record<string, unknown>,
     });
-    this.noteTargetCheck(row.id, known);
+    this.noteTargetCheck(row.id, known, s.target);
     if (this.started) await this.startFolder(row);
     return row;
+  }
+
+  /** When the service last proved a deployment or app exists (its check said so), by `type:id`. */
+  readonly #targetsProven = new Map<string, number>();
+
+  private noteTargetProven(t: { type: string; id: string }): void {
+    this.#targetsProven.set(`${t.type}:${t.id}`, Date.now());
+  }
+
+  /**
+   * Whether a deployment or app was proven to exist on this service within the last TARGET_PROVEN_MS:
+   * by a check in this process, or by a run started on it (this process or another on the same store:
+   * each `docsync upload` is a process of its own). One deleted since makes the run's start fail, and
+   * the upload's files with the service's reason, as when the check could not be asked.
+   */
+  private targetProven(t: FolderTarget): boolean {
+    const since = Date.now() - TARGET_PROVEN_MS;
+    if ((this.#targetsProven.get(`${t.type}:${t.id}`) ?? 0) >= since) return true;
+    return this.store.runs.startedFor(this.serviceId, t.type === 'deployment' ? { deploymentId: t.id } : { appId: t.id }, since);
   }
 
   /** Folders whose deployment or app the service could not be asked about yet (offline when they were set). */
   readonly #targetsUnchecked = new Set<number>();
 
-  private noteTargetCheck(folderId: number, known: boolean | undefined): void {
+  private noteTargetCheck(folderId: number, known: boolean | undefined, target?: FolderTarget): void {
+    if (known && target) this.noteTargetProven(target);
     if (known === undefined) this.#targetsUnchecked.add(folderId);
     else this.#targetsUnchecked.delete(folderId);
   }
@@ -296,7 +320,7 @@ export class Engine extends EventEmitter<EngineEvents> {
     if (targetChanged) {
       const known = o.check === false ? undefined : await checkTarget(this.client, s.target, this.ctl.signal);
       if (known === false) throw new Error(unknownTarget(s.target, this.client.config.baseUrl));
-      this.noteTargetCheck(id, known);
+      this.noteTargetCheck(id, known, s.target);
     }
     const row = this.store.folders.update(id, {
       deploymentId: s.target.type === 'deployment' ? s.target.id : null,
@@ -477,7 +501,13 @@ export class Engine extends EventEmitter<EngineEvents> {
   // ---- manual uploads, retry, cancel ---------------------------------------------------------
 
   /** Files or folders a person dropped in: one batch, run with `target`. Returns the file rows. */
-  async uploadFiles(paths: string[], target: FolderTarget, run: Partial<FolderRunSettings> = {}): Promise<FileRow[]> {
+  /**
+   * `o.ready`: awaited beside the target's check, before anything is recorded (the command line's
+   * check of its connection). `o.checkTarget: 'always'`: the target is asked about even when proven
+   * lately (the command line: beside its connection check it costs no round trip of its own, and it
+   * opens the engine's connection, which the upload's first call would otherwise wait for).
+   */
+  async uploadFiles(paths: string[], target: FolderTarget, run: Partial<FolderRunSettings> = {}, o: { ready?: Promise<void>; checkTarget?: 'always' } = {}): Promise<FileRow[]> {
     const files: { path: string; size: number; mtimeMs: number }[] = [];
     for (const p of paths) {
       const st = await stat(p).catch(() => null);
@@ -496,10 +526,23 @@ export class Engine extends EventEmitter<EngineEvents> {
     if (files.length === 0) throw new Error('nothing to upload: no files in what was given');
     // A target the service does not know would leave a batch uploaded for nothing. When the service
     // cannot be asked (offline), the upload is queued as before and fails later with the service's reason.
-    if ((await checkTarget(this.client, target, this.ctl.signal)) === false) throw new Error(unknownTarget(target, this.client.config.baseUrl));
+    // A target proven lately is not asked about again (a round trip before every upload, issue 27);
+    // the question goes while the files are read.
+    const checking = o.checkTarget !== 'always' && this.targetProven(target) ? Promise.resolve(true) : checkTarget(this.client, target, this.ctl.signal);
     // Every file read before any is recorded: one that cannot be read refuses the whole upload, leaving nothing half-queued.
-    const hashes: string[] = [];
-    for (const f of files) hashes.push(await sha256File(f.path).catch((e: unknown) => Promise.reject(new Error(`${f.path}: ${cannotRead(e) ?? 'it is gone'}`))));
+    const hashing = (async () => {
+      const out: string[] = [];
+      for (const f of files) out.push(await sha256File(f.path).catch((e: unknown) => Promise.reject(new Error(`${f.path}: ${cannotRead(e) ?? 'it is gone'}`))));
+      return out;
+    })();
+    hashing.catch(() => undefined);
+    // The file worker (pipeline/file-worker.ts) starts on its first look, the uploader's look before the
+    // first upload: started now, its start-up (hundreds of ms on a busy machine) overlaps the check.
+    void statSeen(files[0]!.path).catch(() => undefined);
+    const [known] = await Promise.all([checking, o.ready]);
+    if (known === false) throw new Error(unknownTarget(target, this.client.config.baseUrl));
+    if (known) this.noteTargetProven(target);
+    const hashes = await hashing;
     const rows: FileRow[] = [];
     for (const [i, f] of files.entries()) {
       const row = this.store.files.add({ path: f.path, size: f.size, mtimeMs: Math.floor(f.mtimeMs), sha256: hashes[i] as string, originalName: basename(f.path) });
@@ -679,7 +722,7 @@ export class Engine extends EventEmitter<EngineEvents> {
           this.retryDelay.delete(id);
           if (fresh !== undefined) this.enqueue(fresh);
           const run = this.store.runs.runForBatch(id);
-          if (run) this.follow(run.id, 0);
+          if (run) this.followStarted(run, id);
         } catch (e) {
           if (!(e instanceof TryLater)) throw e;
           const delay = Math.min(this.retry.maxMs, (this.retryDelay.get(id) ?? this.retry.initialMs / 2) * 2);
@@ -695,8 +738,23 @@ export class Engine extends EventEmitter<EngineEvents> {
     }
   }
 
-  private follow(runId: number, delay: number): void {
+  /**
+   * A batch's run, just started (or found) by the uploader: its start's answer said how it is, so the
+   * first poll waits the policy's first delay, counted from when the start was sent (issue 27: a poll
+   * right after that answer was a round trip that found the run where the answer had left it).
+   */
+  private followStarted(run: RunRow, batchId: number): void {
+    const sent = this.ctx.runStartSent?.get(batchId);
+    this.ctx.runStartSent?.delete(batchId);
+    const settled = run.status === 'COMPLETE' || run.status === 'FAILED' || run.status === 'CANCELLED';
+    if (sent === undefined || settled) return this.follow(run.id, 0);
+    this.follow(run.id, Math.max(0, this.poll.initialMs - (performance.now() - sent)), this.poll.initialMs);
+  }
+
+  /** `delay` until the next poll; `pollDelay`: the delay the following one doubles (followRun). */
+  private follow(runId: number, delay: number, pollDelay?: number): void {
     const cur = this.follows.get(runId) ?? { delay: 0, busy: false };
+    if (pollDelay !== undefined) cur.delay = pollDelay;
     clearTimeout(cur.timer);
     cur.timer = setTimeout(() => this.pollRun(runId), delay);
     this.follows.set(runId, cur);
@@ -709,6 +767,9 @@ export class Engine extends EventEmitter<EngineEvents> {
     // A run of another service is never asked about here: this client would send it this service's token.
     if (!run || run.serviceId !== this.serviceId) return;
     cur.busy = true;
+    // The next poll is counted from when this one is sent, not from its answer: on a distant service
+    // the schedule would otherwise slip by a round trip at every poll (issue 27).
+    const sentAt = performance.now();
     this.task(async () => {
       let next: number | null = this.poll.maxMs;
       try {
@@ -725,7 +786,7 @@ export class Engine extends EventEmitter<EngineEvents> {
         if (done) this.emit('run', { run: done });
       } else if (!this.ctl.signal.aborted) {
         cur.delay = next;
-        this.follow(runId, next);
+        this.follow(runId, Math.max(0, next - (performance.now() - sentAt)));
       }
     });
   }

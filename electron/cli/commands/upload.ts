@@ -30,13 +30,23 @@ export const RETRY_HELP = `docsync retry FILE_ID [--timeout S] [--json]
 const FINAL: FileState[] = ['done', 'failed', 'skipped'];
 const PAST_UPLOAD: FileState[] = ['running', ...FINAL];
 
-/** Waits until every file is in one of `states`; false on timeout. */
+/** Waits until every file is in one of `states`; false on timeout. Looks again at each change of a file the engine announces, and every 100 ms. */
 async function until(host: Host, ids: number[], states: FileState[], timeoutMs: number): Promise<boolean> {
   const end = Date.now() + timeoutMs;
-  for (;;) {
-    if (ids.every((id) => states.includes(host.store.files.get(id)?.state as FileState))) return true;
-    if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 100));
+  let wake = (): void => undefined;
+  const onFile = (): void => wake();
+  host.engine.on('file', onFile);
+  try {
+    for (;;) {
+      if (ids.every((id) => states.includes(host.store.files.get(id)?.state as FileState))) return true;
+      if (Date.now() > end) return false;
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, 100);
+        wake = () => (clearTimeout(t), r());
+      });
+    }
+  } finally {
+    host.engine.off('file', onFile);
   }
 }
 
@@ -68,15 +78,22 @@ export async function uploadCommand(argv: string[]): Promise<number> {
   const timeoutMs = timeoutOf(args);
   const wait = args.booleans.has('wait');
 
-  const host = await openHost();
+  // The connection is checked while the files are read and the target is asked about (one round trip, not two in a row).
+  const host = await openHost({ verifyLater: true });
   applyLimit(host.home, bw);
   let failed = false;
   try {
     // Not engine.start(): this process handles only its own batch, never another host's work.
     let rows: FileRow[];
+    let unverified: unknown;
+    const ready = host.verified?.catch((e: unknown) => Promise.reject((unverified = e)));
     try {
-      rows = await host.engine.uploadFiles(args.positional.map((p) => resolve(p)), target, run);
+      // The target is asked about beside the connection check (both at once): no round trip of its own.
+      rows = await host.engine.uploadFiles(args.positional.map((p) => resolve(p)), target, run, { checkTarget: 'always', ...(ready ? { ready } : {}) });
     } catch (err) {
+      if (unverified !== undefined) throw unverified;
+      // The connection's failure, if any, says more than the upload's.
+      await host.verified;
       throw new UsageError((err as Error).message);
     }
     const ids = rows.map((r) => r.id);

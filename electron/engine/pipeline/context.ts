@@ -43,6 +43,16 @@ export interface PipelineContext {
   shared?: ShareHooks;
   /** After each results page is stored: the engine's memory budget (memory.ts) may ask V8 for a collection. */
   memoryCheck?: () => void;
+  /**
+   * Batches recorded by this process and not tried yet (issue 27, round trips): nothing of theirs can
+   * be on the service, so their first try skips the looks for a service batch or run made before a
+   * crash (two calls, one after another, on every upload's critical path). Any later try looks.
+   */
+  freshBatches?: Set<number>;
+  /** Batches whose service path is being asked for after their run started (uploader.ts), awaited before their files finish. */
+  batchPaths?: Map<number, Promise<void>>;
+  /** When each batch's run start was sent (performance.now()): its first poll is counted from then (engine.ts). */
+  runStartSent?: Map<number, number>;
 }
 
 type Emit = PipelineContext['emit'];
@@ -54,6 +64,9 @@ type Emit = PipelineContext['emit'];
 export function pipelineContext(base: Omit<PipelineContext, 'emit' | 'commit'>, emit: Emit, onError: (e: unknown) => void = () => undefined): PipelineContext {
   const group = new GroupCommit(base.store, onError);
   return {
+    freshBatches: new Set(),
+    batchPaths: new Map(),
+    runStartSent: new Map(),
     ...base,
     emit: (event, ...args) => group.announce(() => emit(event, ...args)),
     commit: (fn) => group.run(fn),

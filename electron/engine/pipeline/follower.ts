@@ -9,6 +9,7 @@ import { log, setState, settingsOf, type PipelineContext } from './context.js';
 import { writeFileOutputs } from './outputs.js';
 import { moveInto, moveToErrorFolder } from './route.js';
 import { removeStagedCopy } from './staged-drops.js';
+import { ensureBatchPath } from './batch-path.js';
 import { rm } from 'node:fs/promises';
 
 export interface PollPolicy {
@@ -20,8 +21,11 @@ export interface PollPolicy {
 }
 
 /**
- * A run is asked about as it starts, then after 250 ms, 500 ms, 1 s ... up to 15 s: a one-page run is
- * seen complete within a quarter second or so of finishing (issue 14), a long one costs a few more polls.
+ * A run just started is first asked about 250 ms after its start was sent (its start's answer says
+ * how it began), then 500 ms, 1 s ... up to 15 s after each poll was sent: a one-page run is seen
+ * complete within a quarter second or so of finishing (issue 14), a long one costs a few more polls,
+ * and a distant service's round trips do not stretch the schedule (issue 27). A run found again after
+ * a restart is asked about at once.
  */
 export const DEFAULT_POLL: PollPolicy = { initialMs: 250, maxMs: 15_000, reviewMs: 60_000 };
 
@@ -104,8 +108,13 @@ async function finishFile(ctx: PipelineContext, f: FileRow, runId: number, failu
   setState(ctx, f.id, failure ? 'failed' : 'done', failure);
 }
 
-async function finishRunFiles(ctx: PipelineContext, run: RunRow, status: RunStatus, msg: string | null): Promise<void> {
+async function finishRunFiles(ctx: PipelineContext, run: RunRow, status: RunStatus, msg: string | null, signal?: AbortSignal): Promise<void> {
   if (run.batchId === null) return;
+  // Its files' place on the service, asked for as the run started (batch-path.ts), is stored before
+  // they finish; a refusal (the batch gone) leaves it unknown, a failure to ask is tried again.
+  await ensureBatchPath(ctx, run.batchId, signal).catch((e: unknown) => {
+    if (!isServiceError(e, 'http') || e.retryable) throw e;
+  });
   for (const f of ctx.store.files.list({ batchId: run.batchId })) {
     if (f.state !== 'running' && f.state !== 'uploaded') continue;
     const failure = status === 'COMPLETE' ? fileErrors(ctx, f, run.id) : `the run ${status === 'CANCELLED' ? 'was cancelled' : 'failed'}: ${msg ?? 'no message'}`;
@@ -145,12 +154,12 @@ export async function followRun(ctx: PipelineContext, run: RunRow, previousDelay
   if (status === 'COMPLETE') {
     await turn(ctx, async () => {
       await storeResults(ctx, updated ?? run, signal);
-      await finishRunFiles(ctx, run, 'COMPLETE', record.msg ?? null);
+      await finishRunFiles(ctx, run, 'COMPLETE', record.msg ?? null, signal);
     });
     return null;
   }
   if (status === 'FAILED' || status === 'CANCELLED') {
-    await turn(ctx, () => finishRunFiles(ctx, run, status, record.msg ?? null));
+    await turn(ctx, () => finishRunFiles(ctx, run, status, record.msg ?? null, signal));
     return null;
   }
   return Math.min(policy.maxMs, previousDelayMs ? previousDelayMs * 2 : policy.initialMs);

@@ -112,6 +112,7 @@ export function recordBatch(ctx: PipelineContext, folderId: number | null, plan:
       const f = ctx.store.files.get(id) as FileRow;
       ctx.store.files.assign(id, { safeName: names.assign(f.originalName), batchId: b.id, servicePath: null });
     }
+    ctx.freshBatches?.add(b.id);
     return b.id;
   });
 }

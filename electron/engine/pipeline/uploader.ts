@@ -9,6 +9,7 @@ import { readProblem } from './unreadable.js';
 import { outsideLinkReason } from './outside-link.js';
 import { snapshotSeen, statSeen, type Seen } from './file-worker.js';
 import { checkLinks, linkRule, type LinkRule } from './upload-links.js';
+import { batchPathLater, servicePathOf } from './batch-path.js';
 
 /**
  * Is the file still the version the store recorded? The store keeps mtimes in whole milliseconds,
@@ -68,15 +69,17 @@ function isTransient(e: unknown): boolean {
   return isServiceError(e) && (e.retryable || e.kind === 'network' || e.kind === 'timeout' || e.kind === 'ambiguous');
 }
 
-/** The service batch for a local batch: found by its unique name after a crash, else created. */
-async function ensureServiceBatch(ctx: PipelineContext, b: BatchRow): Promise<BatchRow> {
+/**
+ * The service batch for a local batch: found by its unique name after a crash, else created. A fresh
+ * batch (recorded by this process, never tried) cannot have one yet: it is created without a look.
+ * `withPath`: its service path is asked for now; otherwise after its run has started (batchPathLater).
+ */
+async function ensureServiceBatch(ctx: PipelineContext, b: BatchRow, fresh: boolean, withPath: boolean): Promise<BatchRow> {
   if (b.serviceBatchId) return b;
   const name = b.name as string;
-  const { batches } = await ctx.client.listBatches({});
-  const found = batches.filter((x) => x.name === name);
+  const found = fresh ? [] : (await ctx.client.listBatches({})).batches.filter((x) => x.name === name);
   const id = found.length ? found[0]!.id : (await ctx.client.createBatch({ name })).id;
-  const info = await ctx.client.getBatch(id);
-  const path = info.mount_point && info.path_suffix ? `${info.mount_point}/${info.path_suffix}` : null;
+  const path = withPath ? await servicePathOf(ctx, id) : null;
   try {
     ctx.store.runs.setBatchService(b.id, String(id), path, ctx.serviceId);
   } catch (e) {
@@ -233,15 +236,15 @@ async function finishUpload(ctx: PipelineContext, b: BatchRow, f: FileRow, signa
   await storeState(ctx, f.id, 'uploaded');
 }
 
-/** The run of a batch: found by the batch's tag after a crash, else started. */
-async function ensureRun(ctx: PipelineContext, b: BatchRow, plan: BatchPlan, guard?: () => void): Promise<void> {
+/** The run of a batch: found by the batch's tag after a crash, else started (a fresh batch's without a look). */
+async function ensureRun(ctx: PipelineContext, b: BatchRow, plan: BatchPlan, fresh: boolean, guard?: () => void): Promise<void> {
   if (ctx.store.runs.runForBatch(b.id)) return;
   const tag = batchTag(b.name as string);
   const t = plan.target;
   // Only runs started since the batch was recorded (less an hour of clock skew), every page of them.
   const since = Math.floor((b.createdMs - 3_600_000) / 1000);
   let existing: Awaited<ReturnType<typeof ctx.client.listRuns>>['runs'][number] | undefined;
-  for (let offset = 0; !existing; offset += 500) {
+  for (let offset = 0; !existing && !fresh; offset += 500) {
     const { runs } = await ctx.client.listRuns({ ...(t.type === 'deployment' ? { deployment_id: t.id } : { app_id: t.id }), from_timestamp: since, limit: 500, offset });
     existing = runs.find((r) => (r.tags ?? []).includes(tag));
     if (runs.length < 500) break;
@@ -250,6 +253,7 @@ async function ensureRun(ctx: PipelineContext, b: BatchRow, plan: BatchPlan, gua
   const settings = runSettings(plan, b.name as string, ctx.client.config.namespace);
   const batchId = Number(b.serviceBatchId);
   const o = guard ? { onAttempt: guard } : {};
+  if (!existing) ctx.runStartSent?.set(b.id, performance.now());
   const run =
     existing ??
     (t.type === 'deployment'
@@ -279,6 +283,11 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
   let b = ctx.store.runs.batch(batchId);
   if (!b || b.deletedMs) return;
   const plan = parsePlan(b.plan);
+  // Only this try may skip the looks: a later one may follow a create or start that took effect.
+  // A shared folder's batch always looks (another agent may have taken it up meanwhile), and asks for
+  // its path first (the share's record carries it).
+  const sharedBatch = ctx.shared?.shares(b) ?? false;
+  const fresh = ctx.freshBatches?.delete(b.id) === true && !sharedBatch;
   if (b.serviceId !== null && b.serviceId !== ctx.serviceId) {
     // Its run, if it has one, is the other service's business.
     if (ctx.store.runs.runForBatch(b.id)) return;
@@ -286,7 +295,7 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
   }
   try {
     await ctx.shared?.beginBatch(b);
-    b = await ensureServiceBatch(ctx, b);
+    b = await ensureServiceBatch(ctx, b, fresh, sharedBatch);
     // Where each file goes on the service, stored for the whole batch before any is sent (one statement, not one a file).
     if (b.servicePath) ctx.store.files.placeBatch(b.id, b.servicePath);
     const todo = ctx.store.files.list({ batchId: b.id }).filter((f) => f.state === 'queued' || f.state === 'uploading');
@@ -330,7 +339,8 @@ export async function uploadBatch(ctx: PipelineContext, batchId: number, signal:
       await ctx.shared.progressed(b);
       if (!(await ctx.shared.mayStartRun(b))) return undefined;
     }
-    await ensureRun(ctx, b, plan, runGuard);
+    await ensureRun(ctx, b, plan, fresh, runGuard);
+    batchPathLater(ctx, b, signal);
     setStates(ctx, uploaded.map((f) => f.id), 'running');
     await ctx.shared?.progressed(b);
     return undefined;

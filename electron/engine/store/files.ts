@@ -127,7 +127,7 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
     'UPDATE files SET safe_name = ?, batch_id = ?, service_path = ?, updated_ms = ? WHERE id = ?');
   const placeBatch = db.prepare<{ dir: string; t: number; batch: number }>(
     `UPDATE files SET service_path = @dir || '/' || safe_name, updated_ms = @t
-     WHERE batch_id = @batch AND safe_name IS NOT NULL AND state IN ('queued', 'uploading') AND service_path IS NOT (@dir || '/' || safe_name)`);
+     WHERE batch_id = @batch AND safe_name IS NOT NULL AND state IN ('queued', 'uploading', 'uploaded', 'running') AND service_path IS NOT (@dir || '/' || safe_name)`);
   const namesake = db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM files WHERE original_name = ? AND path != ? LIMIT 1');
   const setHandler = db.prepare<[string | null, number]>('UPDATE files SET handled_by = ? WHERE id = ?');
   const events = db.prepare<[number], RawEvent>('SELECT * FROM file_events WHERE file_id = ? ORDER BY id');
@@ -262,8 +262,9 @@ export function filesQueries(db: Db, now: () => number = Date.now) {
       // One change inside a caller's transaction needs no savepoint: it fails before it writes (unknown file) or not at all.
       changes.length === 1 && db.inTransaction ? [change(changes[0]!.fileId, changes[0]!.to, changes[0]!.error ?? null)] : transitionMany.immediate(changes),
     /**
-     * Where every file of a batch waiting to be sent goes on the service: `servicePath`/its safe name,
-     * for the whole batch in one statement (not one per file before its upload).
+     * Where every file of a batch waiting to be sent, sent or running goes on the service:
+     * `servicePath`/its safe name, for the whole batch in one statement (not one per file before its
+     * upload). Also once its run started, when the path was asked for then (uploader.ts, issue 27).
      */
     placeBatch(batchId: number, servicePath: string): number {
       return placeBatch.run({ dir: servicePath, t: now(), batch: batchId }).changes;

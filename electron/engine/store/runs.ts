@@ -110,6 +110,8 @@ export function runsQueries(db: Db, now: () => number = Date.now) {
   const runByService = db.prepare<[string], RawRun>('SELECT * FROM runs WHERE service_run_id = ? ORDER BY id DESC LIMIT 1');
   const runByBatch = db.prepare<[number], RawRun>('SELECT * FROM runs WHERE batch_id = ? ORDER BY id DESC LIMIT 1');
   const allRuns = db.prepare<[number], RawRun>('SELECT * FROM runs ORDER BY id DESC LIMIT ?');
+  const startedFor = db.prepare<[number, string | null, string | null, number], { n: number }>(
+    'SELECT 1 AS n FROM runs WHERE service_id = ? AND (deployment_id = ? OR app_id = ?) AND created_ms >= ? LIMIT 1');
   const activeRuns = db.prepare<{ service: number | null }, RawRun>(
     "SELECT * FROM runs WHERE (@service IS NULL OR service_id = @service) AND deleted_ms IS NULL AND (status IS NULL OR status NOT IN ('COMPLETE','FAILED','CANCELLED') OR (status = 'COMPLETE' AND results_stored_ms IS NULL)) ORDER BY id");
   // review_since_ms: kept while the run stays waiting, set when it starts to, cleared when it stops.
@@ -183,6 +185,10 @@ export function runsQueries(db: Db, now: () => number = Date.now) {
       return r && run(r);
     },
     /** Most recent first. */
+    /** Whether a run of this deployment or app was started (or found) on service `serviceId` since `sinceMs`. */
+    startedFor(serviceId: number, target: { deploymentId?: string; appId?: string }, sinceMs: number): boolean {
+      return startedFor.get(serviceId, target.deploymentId ?? null, target.appId ?? null, sinceMs) !== undefined;
+    },
     listRuns(limit = 1000): RunRow[] {
       return allRuns.all(limit).map(run);
     },
