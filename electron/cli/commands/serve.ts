@@ -42,8 +42,9 @@ async function version(): Promise<string> {
 }
 
 /**
- * A refused token or certificate stops serve at once (neither fixes itself while it runs); an
- * unreachable service does not: it runs offline and catches up.
+ * A refused token or certificate, or a proxy that refuses DocSync's credentials or the tunnel, stops
+ * serve at once (none fixes itself while it runs); an unreachable service or proxy does not: it
+ * runs offline and catches up.
  */
 async function checkService(conn: Connection): Promise<void> {
   try {
@@ -51,6 +52,7 @@ async function checkService(conn: Connection): Promise<void> {
   } catch (err) {
     if (isServiceError(err) && err.kind === 'http' && (err.status === 401 || err.status === 403)) throw inCliWords(err, conn.url);
     if (isServiceError(err, 'certificate')) throw inCliWords(err, conn.url);
+    if (isServiceError(err, 'proxy') && (err.proxy?.problem === 'credentials' || err.proxy?.problem === 'tunnel-refused')) throw inCliWords(err, conn.url);
     // Not a failure here: serve works offline, so the hint is what DocSync does rather than what to check.
     const why = isServiceError(err) ? serviceProblem(err, { ...cliHints(conn.url), reach: undefined }) : (err as Error).message;
     console.log(`${why}; running offline, DocSync keeps trying in the background`);

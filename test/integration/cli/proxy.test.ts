@@ -56,5 +56,7 @@ describe.skipIf(skip !== null)('docsync through squid', { timeout: 60_000 }, () 
     const r = await cli.run(['upload', 'inv.txt', '--deployment', 'sandbox-invoices'], { env: { DOCSYNC_PROXY: withCredentials('not-the-password') } });
     expectOneLineError(r, new RegExp(`the proxy refused DocSync's credentials \\(proxy ${new URL(net.auth).host.replace(/\./g, '\\.')}\\)`));
     expect(r.stderr).not.toMatch(/cannot be reached|not-the-password/);
+    // serve stops at once on it, as on a refused token: it would not fix itself.
+    expectOneLineError(await cli.run(['serve', '--no-ui'], { env: { DOCSYNC_PROXY: withCredentials('not-the-password') } }), /the proxy refused DocSync's credentials/);
   });
 });
