@@ -21,6 +21,7 @@ Commands:
   search     full-text search over stored results
   export     write results as CSV (--wide: a row per document) or JSON, of a run or a folder/date range
   retry      upload a failed file again
+  doctor     walk the way to the service step by step and say what fails
   sandbox    run the local sandbox service
   help       show this help
 Listing commands take --json. Environment: DOCSYNC_HOME (data folder), DOCSYNC_URL, DOCSYNC_TOKEN,
@@ -46,6 +47,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   search: async () => import('./commands/results.js').then((m) => ({ help: m.SEARCH_HELP, run: m.searchCommand })),
   export: async () => import('./commands/results.js').then((m) => ({ help: m.EXPORT_HELP, run: m.exportCommand })),
   retry: async () => import('./commands/upload.js').then((m) => ({ help: m.RETRY_HELP, run: m.retryCommand })),
+  doctor: async () => import('./commands/doctor.js').then((m) => ({ help: m.DOCTOR_HELP, run: m.doctorCommand })),
   sandbox: async () => import('./commands/sandbox.js').then((m) => ({ help: m.SANDBOX_HELP, run: m.sandboxCommand })),
 };
 
