@@ -51,7 +51,11 @@ describe('connection', () => {
       const states: string[] = [];
       env.core.events.on('connection', (s) => states.push(s.kind));
       const info = await env.call('connection.signIn', { url: sb.url, token: 'member-token', sessionOnly: true });
-      expect(info.account).toEqual({ url: sb.url, context: null, namespace: null, tokenSource: 'memory', signedInAs: new URL(sb.url).host });
+      expect(info.account).toEqual({
+        url: sb.url, context: null, namespace: null, tokenSource: 'memory', signedInAs: new URL(sb.url).host, ownCa: false,
+        // No proxy asked for: the environment's, which has none here.
+        proxy: { mode: 'environment' }, proxyInUse: null, proxyCredentials: false,
+      });
       await waitUntil(() => env!.core.connection.kind === 'online', 'online');
       expect(states).toEqual(['connecting', 'online']);
       // Nothing the UI receives carries the token.
