@@ -4,12 +4,16 @@
  * HTTPS_PROXY/HTTP_PROXY from the environment carry `upload --wait` end to end (got, raw upload,
  * results pages); wrong credentials read in the command line's words. Skipped without root, squid or ip.
  */
-import { writeFile } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invoiceText } from '../../helpers/pdf-fixtures.js';
 import { proxyNetUnavailable, startProxyNet, type ProxyNet } from '../../helpers/proxy-net.js';
-import { cliEnv, expectOneLineError, type Cli } from './cli-env.js';
+import { cliEnv, expectOneLineError, MAIN, type Cli } from './cli-env.js';
+
+const have = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
+const noKeyring = ['dbus-run-session', 'gnome-keyring-daemon'].filter((b) => !have(b));
 
 const skip = proxyNetUnavailable();
 if (skip) console.warn(`proxy tests skipped: ${skip}`);
@@ -59,4 +63,34 @@ describe.skipIf(skip !== null)('docsync through squid', { timeout: 60_000 }, () 
     // serve stops at once on it, as on a refused token: it would not fix itself.
     expectOneLineError(await cli.run(['serve', '--no-ui'], { env: { DOCSYNC_PROXY: withCredentials('not-the-password') } }), /the proxy refused DocSync's credentials/);
   });
+
+  it.skipIf(noKeyring.length > 0)(`login --proxy with a user and password: they go to the keychain, connection.json keeps the address only, later commands use both${noKeyring.length ? ` (skipped: ${noKeyring.join(', ')} not installed)` : ''}`, async () => {
+    const node = `${JSON.stringify(process.execPath)} ${JSON.stringify(MAIN)}`;
+    const script = [
+      'echo -n pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null',
+      `printf %s admin-token | ${node} login --url ${net.serviceUrl} --proxy '${withCredentials(net.password)}'; echo "login=$?"`,
+      `cat "$DOCSYNC_HOME/connection.json"; echo`,
+      `${node} upload inv.txt --deployment sandbox-invoices >/dev/null; echo "upload=$?"`,
+      `${node} logout; echo "logout=$?"`,
+    ].join('\n');
+    await mkdir(cli.dir('user/.local/share'), { recursive: true });
+    const { DOCSYNC_URL: _u, DOCSYNC_TOKEN: _t, ...env } = cli.env;
+    const child = spawn('dbus-run-session', ['--', 'sh', '-c', script], {
+      cwd: cli.dir(''), env: { ...env, XDG_DATA_HOME: cli.dir('user/.local/share'), XDG_CACHE_HOME: cli.dir('user/.cache') },
+    });
+    const r = { stdout: '', stderr: '' };
+    child.stdout.on('data', (d: Buffer) => (r.stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (r.stderr += d.toString()));
+    await new Promise((resolve) => child.on('close', resolve));
+    const host = new URL(net.auth).host;
+    expect(r.stdout, r.stderr).toContain(`; through the proxy at ${host} (its user and password kept in the keychain)`);
+    expect(r.stdout).toMatch(/^login=0$/m);
+    expect(r.stdout).toContain(`"proxy": {\n    "mode": "url",\n    "url": "http://${host}"`);
+    expect(r.stdout + r.stderr).not.toContain(net.password);
+    expect(r.stdout).not.toContain(net.user);
+    // Only squid reaches the sandbox, and only with the user and password: the keychain's were used.
+    expect(r.stdout, r.stderr).toMatch(/^upload=0$/m);
+    expect(r.stdout).toMatch(/^logout=0$/m);
+  }, 60_000);
 });
+
