@@ -148,6 +148,12 @@ describe.skipIf(skip !== null)('the client through squid', { timeout: 60_000 }, 
     // Retried like any connection failure (nothing was sent), then named.
     expect(down).toMatchObject({ kind: 'proxy', code: 'ECONNREFUSED', attempts: 3, retryable: true, proxy: { problem: 'unreachable', at: dead } });
     expect(serviceProblem(down)).toMatch(new RegExp(`^DocSync cannot reach the proxy at ${dead.replace(/\./g, '\\.')}: nothing answers at that address`));
+
+    // Squid answers a tunnel to a port where nothing listens with 503: the proxy cannot reach the service.
+    const open = new URL(net.open).host;
+    const upstream = await failure(client({ baseUrl: `http://${SERVICE_HOST}:1`, proxy: splitProxyUrl(net.open) }).listBatches({ limit: 1 }));
+    expect(upstream).toMatchObject({ kind: 'proxy', status: 503, attempts: 3, proxy: { problem: 'upstream', at: open } });
+    expect(serviceProblem(upstream)).toBe(`the proxy at ${open} cannot reach the service: check the service's address, or try again later`);
   });
 
   it("HTTPS through the tunnel: the service's certificate checked end to end against the test's CA, through an authenticating proxy", async () => {
