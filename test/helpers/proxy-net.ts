@@ -95,7 +95,8 @@ const stop = async (child: ChildProcess | undefined): Promise<void> => {
  */
 export async function startProxyNet(o: { https?: { cert: string; key: string } } = {}): Promise<ProxyNet> {
   await buildCliIfNeeded();
-  const id = process.pid % 100_000;
+  // The whole pid (7 digits at most: interface names stay within Linux's 15 characters), so test files running side by side never share a name.
+  const id = process.pid;
   const ns = `docsync-px-${id}`;
   const vethHost = `dspx${id}a`;
   const vethNs = `dspx${id}b`;
