@@ -16,7 +16,8 @@ export const STATUS_HELP = `docsync status [--json]
   Files per state, uploads in progress (bytes of the parts recorded so far), hot folders, the
   runs still being followed, and for each shared hot folder the computers working on it (as the
   running serve or app last saw them); read from the local store, so it works beside a running
-  serve or app.`;
+  serve or app. With a bandwidth limit set (saved in the app, or DOCSYNC_BWLIMIT), the limit in
+  force now and until when.`;
 export const FILES_HELP = `docsync files [--state S] [--json]
   Files seen, newest last. S: ${FILE_STATES.join(', ')}.`;
 export const RUNS_HELP = `docsync runs [--json]
