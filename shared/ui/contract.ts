@@ -10,6 +10,7 @@ import type { FolderTarget } from '../hot-folder.js';
 import { arrayOf, bool, bytes, int, obj, oneOf, optional, str, union, unknown, type Check } from './check.js';
 import type { IpcReply } from './ipc.js';
 import type {
+  ConnectionStep,
   AppInfo, ExportFile, FileHistoryEntry, FileState, FileView, FolderView, Notice, Page, ResultFileView, ResultTreeFolder, RunResultsView,
   RunView, SearchHitView, StatusView, ConnectionState, Transfer, BandwidthSettingView,
 } from './views.js';
@@ -98,7 +99,7 @@ export type Args<C extends RequestChannel> = ReturnType<(typeof REQUEST_CHECKS)[
 /** What each request channel resolves to. */
 export interface Results {
   'app.info': AppInfo;
-  'connection.test': { ok: boolean; message: string };
+  'connection.test': { ok: boolean; message: string; steps: ConnectionStep[] };
   'connection.signIn': AppInfo;
   'connection.signOut': AppInfo;
   'connection.trySandbox': AppInfo;

@@ -295,3 +295,13 @@ export interface Notice {
    */
   topic?: string | null;
 }
+
+/** One step of the way to the service, as "Test connection" and `docsync doctor` walk it (electron/engine/service/doctor.ts). */
+export interface ConnectionStep {
+  step: 'name' | 'proxy' | 'connect' | 'tls' | 'http' | 'token' | 'context' | 'namespace';
+  outcome: 'ok' | 'failed' | 'skipped';
+  /** What was found, or why it failed. */
+  said: string;
+  /** What helps, for a failed step. */
+  help?: string;
+}

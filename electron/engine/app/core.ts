@@ -380,7 +380,8 @@ function signedInAs(s: Session): string {
 }
 
 /** What the app offers where a service error's words end in what helps. */
-const APP_HINTS = {
+/** What a person can do in the app, named in its words (serviceProblem's hints). */
+export const APP_HINTS = {
   caFile: '"CA certificate" under "More settings" on the Connection screen, then sign in again',
   proxySetting: '"Proxy" under "More settings" on the Connection screen',
 };

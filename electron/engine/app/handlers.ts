@@ -3,7 +3,7 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Handlers, Results } from '../../../shared/ui/contract.js';
 import { codedError } from '../../../shared/ui/errors.js';
-import { runNamed } from '../../../shared/ui/messages.js';
+import { runNamed, sentence } from '../../../shared/ui/messages.js';
 import type { FolderView, ResultTreeFolder } from '../../../shared/ui/views.js';
 import { bandwidthSetting, setBandwidth } from './bandwidth.js';
 import { caCertificates, keepConnectionCa } from '../config/ca-file.js';
@@ -18,7 +18,8 @@ import { probeOnce } from '../service/probe.js';
 import type { ProxyRoute } from '../service/proxy.js';
 import { proxyFromForm, proxyRouteFor, type ProxyForm } from '../config/connection-proxy.js';
 import { saveProxyCredentials } from '../config/proxy-credentials.js';
-import { oneLine } from './core.js';
+import { APP_HINTS, oneLine } from './core.js';
+import { walkToService } from '../service/doctor.js';
 import { mediaTypeOf, originalOnDisk, type OriginalOnDisk } from './original-type.js';
 import { SNIFF_BYTES, sniffMediaType } from '../../../shared/media-type.js';
 import type { FileRow } from '../store/index.js';
@@ -144,13 +145,18 @@ export function createHandlers(core: AppCore): Handlers {
     'connection.test': async ({ url, token, context, ca, proxy }) => {
       const u = normalizeUrl(url);
       const useToken = token || core.tokenFor(u);
-      if (!useToken) return { ok: false, message: 'give a token to test' };
+      if (!useToken) return { ok: false, message: 'give a token to test', steps: [] };
       try {
-        const { route } = await proxyOf(u, proxy);
-        await verify(u, useToken, context || undefined, ca ? caCertificates(ca, 'the CA certificate') : undefined, route);
-        return { ok: true, message: `${u} answered and accepted the token` };
+        // The way walked step by step, as `docsync doctor` walks it (service/doctor.ts); the first failing step is the answer.
+        const via = await proxyOf(u, proxy);
+        const steps = await walkToService({
+          url: u, token: useToken, context: context || undefined, ca: ca ? caCertificates(ca, 'the CA certificate') : undefined, proxy: via.route, proxyMode: via.choice.mode,
+        }, APP_HINTS);
+        const failed = steps.find((s) => s.outcome === 'failed');
+        if (!failed) return { ok: true, message: `${u} answered and accepted the token`, steps };
+        return { ok: false, message: `${u}: ${sentence(failed.said)}${failed.help ? `; ${failed.help}` : ''}`, steps };
       } catch (err) {
-        return { ok: false, message: oneLine(err) };
+        return { ok: false, message: oneLine(err), steps: [] };
       }
     },
 

@@ -9,20 +9,14 @@ import { connect as tcpConnect, isIP } from 'node:net';
 import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import { serviceProblem, type ServiceHints } from '../../../shared/ui/messages.js';
 import { shown } from '../../../shared/shown.js';
+import type { ConnectionStep } from '../../../shared/ui/views.js';
 import { secureContextFor } from './agents.js';
 import { certificateFacts } from './certificate.js';
 import { isServiceError, ServiceClient, type ServiceError } from './index.js';
 import type { ProxyRoute } from './proxy.js';
 
-export type StepName = 'name' | 'proxy' | 'connect' | 'tls' | 'http' | 'token' | 'context' | 'namespace';
-export interface DoctorStep {
-  step: StepName;
-  outcome: 'ok' | 'failed' | 'skipped';
-  /** What was found, or why it failed. */
-  said: string;
-  /** What helps, for a failed step. */
-  help?: string;
-}
+export type DoctorStep = ConnectionStep;
+export type StepName = ConnectionStep['step'];
 
 export interface DoctorTarget {
   url: string;
@@ -215,6 +209,11 @@ export async function walkToService(t: DoctorTarget, hints: ServiceHints = {}): 
     await ask(t, t.token, t.context, (c) => c.listSecrets());
     steps.push({ step: 'namespace', outcome: 'ok', said: `the service knows the namespace ${shown(ns)}${t.namespace ? '' : ' (the default)'}` });
   } catch (e) {
+    // Reading secrets may be an administrator's right: then the namespace cannot be checked, which is no failure.
+    if (isServiceError(e) && e.kind === 'http' && e.status === 403) {
+      steps.push({ step: 'namespace', outcome: 'skipped', said: `not checked: this account may not read the secrets of the namespace ${shown(ns)}` });
+      return steps;
+    }
     if (isServiceError(e) && e.kind === 'http' && e.status === 404) return fail('namespace', `the service does not know the namespace ${shown(ns)}`, 'set the namespace the service\'s administrator gave you, or none for the default');
     return fail('namespace', isServiceError(e) ? words(e) : (e as Error).message);
   }
