@@ -87,6 +87,9 @@ export async function uploadCommand(argv: string[]): Promise<number> {
     let rows: FileRow[];
     let unverified: unknown;
     const ready = host.verified?.catch((e: unknown) => Promise.reject((unverified = e)));
+    // The upload may fail before it waits for `ready` (nothing to upload): the check's failure is then
+    // said below, from host.verified, and `ready` must not end the process as an unhandled rejection.
+    ready?.catch(() => undefined);
     try {
       // The target is asked about beside the connection check (both at once): no round trip of its own.
       rows = await host.engine.uploadFiles(args.positional.map((p) => resolve(p)), target, run, { checkTarget: 'always', ...(ready ? { ready } : {}) });
