@@ -1,7 +1,7 @@
 // Runs the built docsync command (out/cli/electron/cli/main.js) as a child process with its own
 // data home, building it first when a source is newer than the build.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -144,4 +144,27 @@ export function lineMatching(child: ChildProcessWithoutNullStreams, re: RegExp, 
     log.wake.add(check);
     check();
   });
+}
+
+/** What a real keychain needs here and is missing (a private D-Bus session, gnome-keyring); empty when both are there. */
+export const keychainMissing: string[] = ['dbus-run-session', 'gnome-keyring-daemon'].filter((b) => spawnSync('sh', ['-c', `command -v ${b}`]).status !== 0);
+
+/** The command as a shell sees it, for `inKeychainSession` scripts. */
+export const NODE_MAIN = `${JSON.stringify(process.execPath)} ${JSON.stringify(MAIN)}`;
+
+/**
+ * Runs `lines` in one shell inside a private D-Bus session with an unlocked gnome-keyring: a real Secret
+ * Service for keytar, gone with the session. Not spawnSync: a sandbox in the test's process must keep answering.
+ */
+export async function inKeychainSession(cli: Cli, lines: string[], env: Record<string, string> = cli.env): Promise<{ stdout: string; stderr: string }> {
+  await mkdir(cli.dir('user/.local/share'), { recursive: true });
+  const script = ['echo -n pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null', ...lines].join('\n');
+  const child = spawn('dbus-run-session', ['--', 'sh', '-c', script], {
+    cwd: cli.dir(''), env: { ...env, XDG_DATA_HOME: cli.dir('user/.local/share'), XDG_CACHE_HOME: cli.dir('user/.cache') },
+  });
+  const r = { stdout: '', stderr: '' };
+  child.stdout.on('data', (d: Buffer) => (r.stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (r.stderr += d.toString()));
+  await new Promise((resolve) => child.on('close', resolve));
+  return r;
 }

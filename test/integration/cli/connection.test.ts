@@ -1,17 +1,14 @@
 // The service connection of the docsync command: login/logout, DOCSYNC_URL/DOCSYNC_TOKEN, and the
 // one-line errors for a wrong token, an unreachable service and a missing keychain (issue 4).
-import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../../sandbox/index.js';
 import { sandbox } from '../../helpers/sandbox.js';
-import { buildIfNeeded, cliEnv, expectOneLineError, MAIN, type Cli } from './cli-env.js';
+import { buildIfNeeded, cliEnv, expectOneLineError, type Cli, inKeychainSession, keychainMissing, NODE_MAIN } from './cli-env.js';
 
-const have = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
-const missing = ['dbus-run-session', 'gnome-keyring-daemon'].filter((b) => !have(b));
+const missing = keychainMissing;
 
 /** A port nothing listens on (bound, then released). */
 async function closedPort(): Promise<number> {
@@ -90,23 +87,12 @@ describe('docsync login / logout', () => {
   });
 
   it.skipIf(missing.length > 0)(`login stores the token in a real keychain, commands use it, logout deletes it${missing.length ? ` (skipped: ${missing.join(', ')} not installed)` : ''}`, async () => {
-    const node = `${JSON.stringify(process.execPath)} ${JSON.stringify(MAIN)}`;
-    const script = [
-      'echo -n pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null',
-      `printf %s admin-token | ${node} login --url ${sb.url} --context sandbox-org; echo "login=$?"`,
-      `${node} retry 424242 2>&1; echo "retry=$?"`,
-      `${node} logout; echo "logout=$?"`,
-      `${node} retry 424242 2>&1; echo "after=$?"`,
-    ].join('\n');
-    await mkdir(cli.dir('user/.local/share'), { recursive: true });
-    // Not spawnSync: the sandbox runs in this process and must keep answering.
-    const child = spawn('dbus-run-session', ['--', 'sh', '-c', script], {
-      env: { ...cli.env, XDG_DATA_HOME: cli.dir('user/.local/share'), XDG_CACHE_HOME: cli.dir('user/.cache') },
-    });
-    const r = { stdout: '', stderr: '' };
-    child.stdout.on('data', (d: Buffer) => (r.stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (r.stderr += d.toString()));
-    await new Promise((resolve) => child.on('close', resolve));
+    const r = await inKeychainSession(cli, [
+      `printf %s admin-token | ${NODE_MAIN} login --url ${sb.url} --context sandbox-org; echo "login=$?"`,
+      `${NODE_MAIN} retry 424242 2>&1; echo "retry=$?"`,
+      `${NODE_MAIN} logout; echo "logout=$?"`,
+      `${NODE_MAIN} retry 424242 2>&1; echo "after=$?"`,
+    ]);
     const out = r.stdout;
     expect(out, r.stderr).toMatch(new RegExp(`^signed in to ${sb.url.replace(/[.]/g, '\\.')} \\(context sandbox-org\\); token stored in the keychain as "default"$`, 'm'));
     expect(out).toMatch(/^login=0$/m);

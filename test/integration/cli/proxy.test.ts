@@ -4,16 +4,14 @@
  * HTTPS_PROXY/HTTP_PROXY from the environment carry `upload --wait` end to end (got, raw upload,
  * results pages); wrong credentials read in the command line's words. Skipped without root, squid or ip.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invoiceText } from '../../helpers/pdf-fixtures.js';
 import { proxyNetUnavailable, startProxyNet, type ProxyNet } from '../../helpers/proxy-net.js';
-import { cliEnv, expectOneLineError, MAIN, type Cli } from './cli-env.js';
+import { cliEnv, expectOneLineError, type Cli, inKeychainSession, keychainMissing, NODE_MAIN } from './cli-env.js';
 
-const have = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
-const noKeyring = ['dbus-run-session', 'gnome-keyring-daemon'].filter((b) => !have(b));
+const noKeyring = keychainMissing;
 
 const skip = proxyNetUnavailable();
 if (skip) console.warn(`proxy tests skipped: ${skip}`);
@@ -65,23 +63,13 @@ describe.skipIf(skip !== null)('docsync through squid', { timeout: 60_000 }, () 
   });
 
   it.skipIf(noKeyring.length > 0)(`login --proxy with a user and password: they go to the keychain, connection.json keeps the address only, later commands use both${noKeyring.length ? ` (skipped: ${noKeyring.join(', ')} not installed)` : ''}`, async () => {
-    const node = `${JSON.stringify(process.execPath)} ${JSON.stringify(MAIN)}`;
-    const script = [
-      'echo -n pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null',
-      `printf %s admin-token | ${node} login --url ${net.serviceUrl} --proxy '${withCredentials(net.password)}'; echo "login=$?"`,
-      `cat "$DOCSYNC_HOME/connection.json"; echo`,
-      `${node} upload inv.txt --deployment sandbox-invoices >/dev/null; echo "upload=$?"`,
-      `${node} logout; echo "logout=$?"`,
-    ].join('\n');
-    await mkdir(cli.dir('user/.local/share'), { recursive: true });
     const { DOCSYNC_URL: _u, DOCSYNC_TOKEN: _t, ...env } = cli.env;
-    const child = spawn('dbus-run-session', ['--', 'sh', '-c', script], {
-      cwd: cli.dir(''), env: { ...env, XDG_DATA_HOME: cli.dir('user/.local/share'), XDG_CACHE_HOME: cli.dir('user/.cache') },
-    });
-    const r = { stdout: '', stderr: '' };
-    child.stdout.on('data', (d: Buffer) => (r.stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (r.stderr += d.toString()));
-    await new Promise((resolve) => child.on('close', resolve));
+    const r = await inKeychainSession(cli, [
+      `printf %s admin-token | ${NODE_MAIN} login --url ${net.serviceUrl} --proxy '${withCredentials(net.password)}'; echo "login=$?"`,
+      `cat "$DOCSYNC_HOME/connection.json"; echo`,
+      `${NODE_MAIN} upload inv.txt --deployment sandbox-invoices >/dev/null; echo "upload=$?"`,
+      `${NODE_MAIN} logout; echo "logout=$?"`,
+    ], env);
     const host = new URL(net.auth).host;
     expect(r.stdout, r.stderr).toContain(`; through the proxy at ${host} (its user and password kept in the keychain)`);
     expect(r.stdout).toMatch(/^login=0$/m);

@@ -1,17 +1,15 @@
 // The docsync command over HTTPS (issue 27, section 1): `serve` end to end with DOCSYNC_URL=https://...
 // and DOCSYNC_CA_FILE, `login --ca-file` into a real keychain (the copy kept 0600 and used by later
 // commands), and each certificate problem in the command's words, never "cannot be reached".
-import { spawn, spawnSync } from 'node:child_process';
 import { readFile, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../../sandbox/index.js';
 import { invoicePdf } from '../../helpers/pdf-fixtures.js';
 import { makeTestCerts, tlsSandbox, type CertKind, type TestCerts } from '../../helpers/tls-certs.js';
-import { buildIfNeeded, cliEnv, lineMatching, MAIN, type Cli } from './cli-env.js';
+import { buildIfNeeded, cliEnv, lineMatching, type Cli, inKeychainSession, keychainMissing, NODE_MAIN } from './cli-env.js';
 
-const have = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
-const missing = ['dbus-run-session', 'gnome-keyring-daemon'].filter((b) => !have(b));
+const missing = keychainMissing;
 
 let certs: TestCerts;
 const sbs: Partial<Record<CertKind, RunningSandbox>> = {};
@@ -94,24 +92,14 @@ describe('over HTTPS with the CA given', () => {
 
   it.skipIf(missing.length > 0)(`login --ca-file keeps a private copy in the data home, named in connection.json, used by later commands; logout forgets it${missing.length ? ` (skipped: ${missing.join(', ')} not installed)` : ''}`, async () => {
     const url = sbs.good!.url;
-    const node = `${JSON.stringify(process.execPath)} ${JSON.stringify(MAIN)}`;
-    const script = [
-      'echo -n pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null',
-      `printf %s admin-token | ${node} login --url ${url} --ca-file ${JSON.stringify(certs.caFile)}; echo "login=$?"`,
+    const r = await inKeychainSession(cli, [
+      `printf %s admin-token | ${NODE_MAIN} login --url ${url} --ca-file ${JSON.stringify(certs.caFile)}; echo "login=$?"`,
       `cat "$DOCSYNC_HOME/connection.json"; echo`,
       `stat -c 'mode=%a' "$DOCSYNC_HOME/connection-ca.pem"`,
-      `${node} retry 424242 2>&1; echo "retry=$?"`,
-      `${node} logout; echo "logout=$?"`,
+      `${NODE_MAIN} retry 424242 2>&1; echo "retry=$?"`,
+      `${NODE_MAIN} logout; echo "logout=$?"`,
       `test -e "$DOCSYNC_HOME/connection-ca.pem"; echo "ca-left=$?"`,
-    ].join('\n');
-    await mkdir(cli.dir('user/.local/share'), { recursive: true });
-    const child = spawn('dbus-run-session', ['--', 'sh', '-c', script], {
-      env: { ...cli.env, XDG_DATA_HOME: cli.dir('user/.local/share'), XDG_CACHE_HOME: cli.dir('user/.cache') },
-    });
-    const r = { stdout: '', stderr: '' };
-    child.stdout.on('data', (d: Buffer) => (r.stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (r.stderr += d.toString()));
-    await new Promise((resolve) => child.on('close', resolve));
+    ]);
     const out = r.stdout;
     expect(out, r.stderr).toMatch(/^signed in to https:\/\/127\.0\.0\.1:\d+; token stored in the keychain as "default"; its CA certificate kept in the data folder$/m);
     expect(out).toMatch(/^login=0$/m);
