@@ -252,7 +252,9 @@ export function createHandlers(core: AppCore): Handlers {
     },
     'files.openExternal': async (a) => {
       const path = contentPath(a);
-      if (!(await exists(path))) throw new Error(isStagedCopy(core.hooks.home, path) ? `${STAGED_COPY_GONE}: open it where you dropped it from` : `${path} is no longer there`);
+      // A done drop's copy is gone: not opened here, so the page shows it from the service's copy (files.content).
+      if (!(await exists(path)) && a.which === 'original' && isStagedCopy(core.hooks.home, path)) return { path, opened: false };
+      if (!(await exists(path))) throw new Error(`${path} is no longer there`);
       return { path, opened: core.hooks.openPath ? await core.hooks.openPath(path) : false };
     },
 
